@@ -1,0 +1,13 @@
+"""sk_vibgsl: VIB-GSL graph structure learning as a scikit-learn estimator."""
+
+from ._classifier import VIBGSLClassifier
+from .preprocessing import DegreeFeatures, NodeFeatureTransformer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DegreeFeatures",
+    "NodeFeatureTransformer",
+    "VIBGSLClassifier",
+    "__version__",
+]

@@ -1,0 +1,216 @@
+"""Size-bucketed, padded dense batches with node masks.
+
+A batch of ``B`` graphs with at most ``N`` nodes is a dict
+
+* ``x``    : ``B × N × F`` node features, zero on padded nodes;
+* ``mask`` : ``B × N`` booleans, True on real nodes;
+* ``adj``  : ``B × N × N`` observed weighted adjacency (only when the model
+  uses the observed structure).
+
+The dense cost of a batch is ``B · N²``. Graphs of similar size are batched
+together so that ``N`` stays close to every member's size: the total cost
+then grows with ``Σ nᵢ²`` rather than ``batch_size · max(n)²``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, Sampler, Subset
+
+from ._inputs import GraphSet
+
+__all__ = ["GraphDataset", "GraphLoader", "size_bucketed_batches"]
+
+
+class GraphDataset(Dataset):
+    """Graphs (and optionally encoded labels) ready to be batched.
+
+    Parameters
+    ----------
+    graphs : GraphSet
+        The converted graphs.
+    y : ndarray of shape (n_graphs,), optional
+        Integer-encoded labels.
+    with_adjacency : bool, default=True
+        Whether batches carry the observed adjacency ``adj``.
+    """
+
+    def __init__(
+        self, graphs: GraphSet, y: np.ndarray | None = None, with_adjacency: bool = True
+    ) -> None:
+        self.graphs = graphs
+        self.y = None if y is None else torch.as_tensor(np.asarray(y), dtype=torch.long)
+        self.with_adjacency = with_adjacency
+        self.sizes = graphs.sizes
+        self._x = torch.from_numpy(graphs.x)
+        self._edge_index = torch.from_numpy(graphs.edge_index)
+        self._edge_weight = torch.from_numpy(graphs.edge_weight)
+
+    def __len__(self) -> int:
+        return len(self.graphs)
+
+    def __getitem__(self, i: int):
+        return self.__getitems__([i])
+
+    def __getitems__(self, ids) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+        """Build the padded batch of graphs ``ids`` in one vectorised step."""
+        ids = np.asarray(ids, dtype=np.int64)
+        g = self.graphs
+        sizes = self.sizes[ids]
+        b, n = len(ids), int(sizes.max())
+        graph_of_node = torch.from_numpy(np.repeat(np.arange(b), sizes))
+        starts = np.cumsum(sizes) - sizes
+        pos = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+        rows = torch.from_numpy(np.repeat(g.node_ptr[ids], sizes) + pos)
+        pos = torch.from_numpy(pos)
+        x = self._x.new_zeros((b, n, g.n_features))
+        x[graph_of_node, pos] = self._x[rows]
+        mask = torch.zeros((b, n), dtype=torch.bool)
+        mask[graph_of_node, pos] = True
+        batch = {"x": x, "mask": mask}
+        if self.with_adjacency:
+            n_edges = g.edge_ptr[ids + 1] - g.edge_ptr[ids]
+            e_starts = np.cumsum(n_edges) - n_edges
+            e_pos = np.arange(int(n_edges.sum())) - np.repeat(e_starts, n_edges)
+            cols = torch.from_numpy(np.repeat(g.edge_ptr[ids], n_edges) + e_pos)
+            graph_of_edge = torch.from_numpy(np.repeat(np.arange(b), n_edges))
+            adj = x.new_zeros((b, n, n))
+            ei = self._edge_index[:, cols]
+            adj[graph_of_edge, ei[0], ei[1]] = self._edge_weight[cols]
+            batch["adj"] = adj
+        y = self.y[ids] if self.y is not None else torch.zeros(b, dtype=torch.long)
+        return batch, y
+
+
+def size_bucketed_batches(
+    sizes: np.ndarray,
+    batch_size: int,
+    *,
+    max_pairs: int | None = None,
+    rng: np.random.Generator | None = None,
+    size_jitter: float = 0.1,
+) -> list[np.ndarray]:
+    """Group graph positions into batches of similar size.
+
+    Parameters
+    ----------
+    sizes : ndarray of shape (n_graphs,)
+        Number of nodes of each graph.
+    batch_size : int
+        Largest number of graphs in a batch.
+    max_pairs : int, optional
+        Largest padded pair count ``B · N²`` of a batch. A graph larger than
+        the budget on its own still forms a batch of one.
+    rng : numpy Generator, optional
+        With a generator (training), graphs are sorted by their size times a
+        random factor in ``exp(±size_jitter)``, so batches differ between
+        epochs, and the batch order is shuffled. Without one (inference),
+        positions are taken in the given order: sort the data by size first
+        for small padding.
+    size_jitter : float, default=0.1
+        Relative size noise when shuffling.
+
+    Returns
+    -------
+    list of ndarray
+        Positions (into ``sizes``) of each batch.
+    """
+    n = len(sizes)
+    if rng is None:
+        order = np.arange(n)
+    else:
+        key = sizes * np.exp(rng.uniform(-size_jitter, size_jitter, n))
+        order = np.argsort(key, kind="stable")
+    batches, start = [], 0
+    while start < n:
+        stop = min(start + batch_size, n)
+        if max_pairs is not None:
+            # largest prefix whose padded cost (count × running max²) fits
+            running_max = np.maximum.accumulate(sizes[order[start:stop]]).astype(np.int64)
+            cost = np.arange(1, stop - start + 1) * running_max**2
+            stop = start + max(1, int(np.searchsorted(cost, max_pairs, side="right")))
+        batches.append(order[start:stop])
+        start = stop
+    if rng is not None:
+        batches = [batches[k] for k in rng.permutation(len(batches))]
+    return batches
+
+
+def _base_and_positions(dataset: Dataset) -> tuple[GraphDataset, np.ndarray]:
+    """Resolve (possibly nested) ``Subset`` views down to the GraphDataset."""
+    positions = None
+    while isinstance(dataset, Subset):
+        idx = np.asarray(dataset.indices, dtype=np.int64)
+        positions = idx if positions is None else idx[positions]
+        dataset = dataset.dataset
+    if not isinstance(dataset, GraphDataset):
+        raise TypeError(
+            f"GraphLoader needs a GraphDataset (or a Subset of one), got "
+            f"{type(dataset).__name__}."
+        )
+    if positions is None:
+        positions = np.arange(len(dataset))
+    return dataset, positions
+
+
+class _BucketSampler(Sampler):
+    def __init__(self, positions, sizes, batch_size, max_pairs, seed, shuffle):
+        self.positions = positions
+        self.sizes = sizes
+        self.batch_size = batch_size
+        self.max_pairs = max_pairs
+        self.rng = np.random.default_rng(seed) if shuffle else None
+
+    def __iter__(self):
+        for batch in size_bucketed_batches(
+            self.sizes, self.batch_size, max_pairs=self.max_pairs, rng=self.rng
+        ):
+            yield self.positions[batch].tolist()
+
+    def __len__(self) -> int:
+        return len(
+            size_bucketed_batches(self.sizes, self.batch_size, max_pairs=self.max_pairs)
+        )
+
+
+class GraphLoader(DataLoader):
+    """DataLoader over a :class:`GraphDataset` with size-bucketed batches.
+
+    Parameters
+    ----------
+    dataset : GraphDataset or Subset of one
+        The graphs.
+    batch_size : int, default=32
+        Largest number of graphs per batch.
+    shuffle : bool, default=False
+        Random, size-bucketed batches in random order (training). Without
+        shuffling, graphs are batched in dataset order.
+    max_pairs : int, optional
+        Largest padded node-pair count ``B · N²`` per batch, which bounds
+        the memory of one step independently of the batch size.
+    seed : int, optional
+        Seed of the shuffling.
+    **kwargs
+        Passed to :class:`torch.utils.data.DataLoader` (``num_workers``,
+        ``pin_memory``, ...).
+    """
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        batch_size: int = 32,
+        shuffle: bool = False,
+        max_pairs: int | None = None,
+        seed: int | None = None,
+        **kwargs,
+    ) -> None:
+        base, positions = _base_and_positions(dataset)
+        sampler = _BucketSampler(
+            positions, base.sizes[positions], batch_size, max_pairs, seed, shuffle
+        )
+        super().__init__(base, batch_sampler=sampler, collate_fn=_identity, **kwargs)
+
+
+def _identity(batch):
+    return batch
