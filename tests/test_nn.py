@@ -1,0 +1,192 @@
+"""The torch modules: reference checks, padding, batch independence, gradients."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch_geometric.nn import GCNConv
+
+from sk_vibgsl.nn import (
+    Backbone,
+    DenseGCNLayer,
+    StructureLearner,
+    VIBGSLModule,
+    concrete_bernoulli,
+    gaussian_parameters,
+    gcn_norm,
+    kl_to_standard_normal,
+    threshold_adjacency,
+)
+
+BACKBONES = ["gcn", "gat", "gin"]
+
+
+def _random_graph(n: int, f: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, f, generator=g)
+    w = torch.rand(n, n, generator=g) * (torch.rand(n, n, generator=g) < 0.4)
+    adj = torch.triu(w, 1)
+    return x, adj + adj.T
+
+
+def _pad(x: torch.Tensor, adj: torch.Tensor, n_total: int):
+    n, f = x.shape
+    xp = torch.zeros(1, n_total, f)
+    xp[0, :n] = x
+    ap = torch.zeros(1, n_total, n_total)
+    ap[0, :n, :n] = adj
+    mask = torch.zeros(1, n_total, dtype=torch.bool)
+    mask[0, :n] = True
+    return xp, ap, mask
+
+
+def test_dense_gcn_matches_pyg_gcnconv_on_weighted_graph():
+    x, adj = _random_graph(9, 5)
+    adj[2, 2] = 0.7  # an existing self-loop keeps its weight, as in GCNConv
+    conv = GCNConv(5, 3)
+    dense = DenseGCNLayer(5, 3)
+    with torch.no_grad():
+        dense.lin.weight.copy_(conv.lin.weight)
+        dense.bias.copy_(conv.bias.detach().normal_())
+        conv.bias.copy_(dense.bias)
+    edge_index = adj.nonzero().T
+    edge_weight = adj[edge_index[0], edge_index[1]]
+    expected = conv(x, edge_index, edge_weight)
+    mask = torch.ones(1, 9, dtype=torch.bool)
+    got = dense(x.unsqueeze(0), gcn_norm(adj.unsqueeze(0)), mask)[0]
+    assert torch.allclose(got, expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", BACKBONES)
+def test_padded_nodes_change_nothing_and_stay_zero(kind):
+    x, adj = _random_graph(6, 4)
+    net = Backbone(kind, 4, 8, 5)
+    out_small = net(*_pad(x, adj, 6))
+    out_padded = net(*_pad(x, adj, 11))
+    assert torch.allclose(out_padded[0, :6], out_small[0], atol=1e-5)
+    assert torch.all(out_padded[0, 6:] == 0)
+
+
+@pytest.mark.parametrize("kind", BACKBONES)
+def test_model_output_ignores_padding_in_eval(kind):
+    x, adj = _random_graph(7, 3)
+    model = VIBGSLModule(3, 2, backbone=kind, structure_mix=0.3).eval()
+    xs, as_, ms = _pad(x, adj, 7)
+    xp, ap, mp = _pad(x, adj, 15)
+    logits_s, kl_s = model(xs, ms, as_)
+    logits_p, kl_p = model(xp, mp, ap)
+    assert torch.allclose(logits_s, logits_p, atol=1e-5)
+    assert torch.allclose(kl_s, kl_p, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", BACKBONES)
+def test_prediction_does_not_depend_on_batch_companions(kind):
+    graphs = [_random_graph(n, 3, seed=n) for n in (4, 9, 6)]
+    model = VIBGSLModule(3, 2, backbone=kind).eval()
+    n_max = 9
+    padded = [_pad(x, a, n_max) for x, a in graphs]
+    batch = [torch.cat(parts) for parts in zip(*padded)]
+    logits_batch, _ = model(batch[0], batch[2], batch[1])
+    for k, (x, a) in enumerate(graphs):
+        xs, as_, ms = _pad(x, a, len(x))
+        alone, _ = model(xs, ms, as_)
+        assert torch.allclose(logits_batch[k], alone[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", BACKBONES)
+def test_gradients_reach_every_structure_learner_parameter(kind):
+    x, adj = _random_graph(10, 4)
+    model = VIBGSLModule(4, 3, backbone=kind).train()
+    xp, ap, mp = _pad(x, adj, 12)
+    logits, kl = model(xp, mp)
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor([1])) + 1e-3 * kl.mean()
+    loss.backward()
+    for name, p in model.structure.named_parameters():
+        assert p.grad is not None, name
+        assert p.grad.abs().sum() > 0, name
+    assert model.feature_mask.logits.grad.abs().sum() > 0
+
+
+def test_learned_adjacency_symmetric_in_unit_interval_no_diagonal_no_padding():
+    x = torch.randn(2, 8, 5)
+    mask = torch.ones(2, 8, dtype=torch.bool)
+    mask[1, 5:] = False
+    learner = StructureLearner(5, 16, temperature=0.1, threshold=0.1)
+    for training in (True, False):
+        learner.train(training)
+        adj = learner(x, mask)
+        assert torch.allclose(adj, adj.transpose(-1, -2))
+        assert adj.min() >= 0 and adj.max() <= 1
+        assert torch.all(adj.diagonal(dim1=-2, dim2=-1) == 0)
+        assert torch.all(adj[1, 5:] == 0) and torch.all(adj[1, :, 5:] == 0)
+        kept = adj[adj > 0]
+        assert torch.all(kept >= 0.1)
+
+
+def test_eval_structure_is_pi_thresholded_without_noise():
+    x = torch.randn(1, 6, 3)
+    mask = torch.ones(1, 6, dtype=torch.bool)
+    learner = StructureLearner(3, 8, threshold=0.3).eval()
+    pi = torch.sigmoid(learner.edge_logits(x))
+    expected = pi * (pi >= 0.3)
+    expected = expected * (1 - torch.eye(6))
+    assert torch.allclose(learner(x, mask), expected)
+    assert torch.equal(learner(x, mask), learner(x, mask))
+
+
+def test_concrete_sample_mean_approaches_pi_at_low_temperature():
+    logits = torch.tensor([[0.0, -1.5, 2.0], [-1.5, 0.0, 0.5], [2.0, 0.5, 0.0]])
+    draws = concrete_bernoulli(logits.expand(20000, 3, 3), temperature=0.05)
+    assert torch.allclose(draws, draws.transpose(-1, -2))
+    pi = torch.sigmoid(logits)
+    off_diag = ~torch.eye(3, dtype=torch.bool)
+    assert torch.allclose(draws.mean(0)[off_diag], pi[off_diag], atol=0.02)
+
+
+def test_threshold_keeps_gradient_of_kept_entries():
+    adj = torch.tensor([0.05, 0.5, 0.9], requires_grad=True)
+    out = threshold_adjacency(adj, 0.1)
+    out.sum().backward()
+    assert out.tolist() == [0.0, 0.5, 0.8999999761581421]
+    assert adj.grad.tolist() == [0.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("k", [1, 16, 256])
+def test_kl_is_finite_and_non_negative(k):
+    h = torch.cat([torch.randn(5, k) * 10, torch.full((5, k), -1e4)], dim=1)
+    mu, sigma = gaussian_parameters(h, k)
+    kl = kl_to_standard_normal(mu, sigma)
+    assert kl.shape == (5,)
+    assert torch.all(torch.isfinite(kl)) and torch.all(kl >= 0)
+    model = VIBGSLModule(3, 2, ib_size=k).eval()
+    _, kl_model = model(torch.randn(2, 4, 3) * 100, torch.ones(2, 4, dtype=torch.bool))
+    assert torch.all(torch.isfinite(kl_model)) and torch.all(kl_model >= 0)
+
+
+def test_kl_matches_torch_distributions():
+    mu, raw = torch.randn(4, 6), torch.randn(4, 6)
+    _, sigma = gaussian_parameters(torch.cat([mu, raw], 1), 6)
+    q = torch.distributions.Normal(mu, sigma)
+    p = torch.distributions.Normal(torch.zeros(6), torch.ones(6))
+    expected = torch.distributions.kl_divergence(q, p).sum(-1)
+    assert torch.allclose(kl_to_standard_normal(mu, sigma), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_eval_forward_is_deterministic_and_train_forward_is_not():
+    x, adj = _random_graph(8, 3)
+    xp, ap, mp = _pad(x, adj, 8)
+    model = VIBGSLModule(3, 2).eval()
+    assert torch.equal(model(xp, mp)[0], model(xp, mp)[0])
+    model.train()
+    assert not torch.equal(model(xp, mp)[0], model(xp, mp)[0])
+
+
+def test_structure_mix_one_uses_only_observed_graph():
+    model = VIBGSLModule(3, 2, structure_mix=1.0).eval()
+    assert model.structure is None
+    x, adj = _random_graph(5, 3)
+    xp, ap, mp = _pad(x, adj, 5)
+    _, a = model.ib_graph(xp, mp, ap)
+    assert torch.equal(a, ap)
+    with pytest.raises(ValueError, match="observed adjacency"):
+        model(xp, mp)
