@@ -20,7 +20,7 @@ from torch.utils.data import DataLoader, Dataset, Sampler, Subset
 
 from ._inputs import GraphSet
 
-__all__ = ["GraphDataset", "GraphLoader", "size_bucketed_batches"]
+__all__ = ["GraphDataset", "GraphLoader", "auto_max_pairs", "size_bucketed_batches"]
 
 
 class GraphDataset(Dataset):
@@ -137,6 +137,11 @@ def size_bucketed_batches(
     return batches
 
 
+def auto_max_pairs(sizes: np.ndarray, batch_size: int) -> int:
+    """Default pair budget: ``batch_size · (2 · mean size)²``."""
+    return int(batch_size * (2 * float(np.mean(sizes))) ** 2) + 1
+
+
 def _base_and_positions(dataset: Dataset) -> tuple[GraphDataset, np.ndarray]:
     """Resolve (possibly nested) ``Subset`` views down to the GraphDataset."""
     positions = None
@@ -186,9 +191,12 @@ class GraphLoader(DataLoader):
     shuffle : bool, default=False
         Random, size-bucketed batches in random order (training). Without
         shuffling, graphs are batched in dataset order.
-    max_pairs : int, optional
+    max_pairs : int, "auto" or None, default="auto"
         Largest padded node-pair count ``B · N²`` per batch, which bounds
-        the memory of one step independently of the batch size.
+        the memory of one step independently of the batch size. ``"auto"``
+        is ``batch_size · (2 n̄)²`` with ``n̄`` the mean graph size: batches
+        of typical graphs stay whole, batches of the few large ones shrink,
+        which removes most padding from size-skewed datasets.
     seed : int, optional
         Seed of the shuffling.
     **kwargs
@@ -201,11 +209,13 @@ class GraphLoader(DataLoader):
         dataset: Dataset,
         batch_size: int = 32,
         shuffle: bool = False,
-        max_pairs: int | None = None,
+        max_pairs: int | str | None = "auto",
         seed: int | None = None,
         **kwargs,
     ) -> None:
         base, positions = _base_and_positions(dataset)
+        if max_pairs == "auto":
+            max_pairs = auto_max_pairs(base.sizes[positions], batch_size)
         sampler = _BucketSampler(
             positions, base.sizes[positions], batch_size, max_pairs, seed, shuffle
         )

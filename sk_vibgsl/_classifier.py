@@ -60,9 +60,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
         learning off (a plain GNN with the bottleneck).
     node_attr : str, default="x"
         Node attribute holding the features of networkx graphs.
-    max_pairs : int, optional
-        Largest padded node-pair count ``B · N²`` of a batch (memory bound
-        for large graphs); ``None`` bounds batches by ``batch_size`` only.
+    max_pairs : int, "auto" or None, default="auto"
+        Largest padded node-pair count ``B · N²`` of a batch: it bounds the
+        memory of a step on large graphs, and splits batches of the few
+        largest graphs of a skewed dataset so they need little padding.
+        ``"auto"`` is ``batch_size · (2 n̄)²`` (``n̄`` the mean graph size of
+        the data at hand); ``None`` bounds batches by ``batch_size`` only.
     random_state : int, optional
         Seeds the weight initialisation, the batch order and (by seeding
         torch's global generator when ``fit`` starts) the training noise:
@@ -138,7 +141,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         feature_mask: bool = True,
         structure_mix: float = 0.0,
         node_attr: str = "x",
-        max_pairs: int | None = None,
+        max_pairs: int | str | None = "auto",
         random_state: int | None = None,
         criterion=torch.nn.CrossEntropyLoss,
         optimizer=torch.optim.Adam,
@@ -216,8 +219,9 @@ class VIBGSLClassifier(NeuralNetClassifier):
         check(
             "max_pairs",
             self.max_pairs is None
+            or self.max_pairs == "auto"
             or (isinstance(self.max_pairs, numbers.Integral) and self.max_pairs >= 1),
-            "None or an int >= 1",
+            "'auto', None or an int >= 1",
         )
 
     # ------------------------------------------------------------------ #

@@ -77,16 +77,18 @@ def concrete_bernoulli(logits: Tensor, temperature: float) -> Tensor:
     ``logits`` holds :math:`\log\frac{\pi}{1-\pi}` (shape ``B × N × N``,
     symmetric); one noise draw per unordered pair keeps the sample symmetric.
     """
-    u = torch.rand_like(logits).clamp(1e-6, 1 - 1e-6)
-    noise = torch.log(u) - torch.log1p(-u)
-    noise = noise.triu(1)
+    noise = torch.logit(torch.rand_like(logits), eps=1e-6).triu_(1)
     noise = noise + noise.transpose(-1, -2)
     return torch.sigmoid((logits + noise) / temperature)
 
 
-def threshold_adjacency(adj: Tensor, threshold: float) -> Tensor:
-    """Zero every entry below ``threshold``; kept entries keep their gradient."""
-    return adj * (adj >= threshold).to(adj.dtype)
+def threshold_adjacency(adj: Tensor, threshold: float, keep: Tensor | None = None) -> Tensor:
+    """Zero every entry below ``threshold`` (and outside ``keep``, a boolean
+    mask, if given); kept entries keep their gradient."""
+    kept = adj >= threshold
+    if keep is not None:
+        kept = kept & keep
+    return torch.where(kept, adj, torch.zeros((), dtype=adj.dtype, device=adj.device))
 
 
 class StructureLearner(nn.Module):
@@ -143,7 +145,6 @@ class StructureLearner(nn.Module):
             adj = concrete_bernoulli(logits, self.temperature)
         else:
             adj = torch.sigmoid(logits)
-        adj = threshold_adjacency(adj, self.threshold)
         pair_mask = mask.unsqueeze(-1) & mask.unsqueeze(-2)
         pair_mask = pair_mask & ~torch.eye(adj.shape[-1], dtype=torch.bool, device=adj.device)
-        return adj * pair_mask.to(adj.dtype)
+        return threshold_adjacency(adj, self.threshold, keep=pair_mask)
