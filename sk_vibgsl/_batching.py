@@ -14,6 +14,8 @@ then grows with ``Σ nᵢ²`` rather than ``batch_size · max(n)²``.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler, Subset
@@ -174,8 +176,11 @@ class _BucketSampler(Sampler):
             yield self.positions[batch].tolist()
 
     def __len__(self) -> int:
+        # With shuffling, the number of batches depends on the jittered size
+        # order: count the next epoch's batches on a copy of the generator.
+        rng = None if self.rng is None else copy.deepcopy(self.rng)
         return len(
-            size_bucketed_batches(self.sizes, self.batch_size, max_pairs=self.max_pairs)
+            size_bucketed_batches(self.sizes, self.batch_size, max_pairs=self.max_pairs, rng=rng)
         )
 
 

@@ -183,7 +183,10 @@ class NodeFeatureTransformer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "transformer_")
         samples = _as_sample_sequence(X)
         graphs = to_graph_set(samples, node_attr=self.node_attr, n_features=self.n_features_in_)
-        new = np.asarray(self.transformer_.transform(graphs.x), dtype=np.float32)
+        new = self.transformer_.transform(graphs.x)
+        if hasattr(new, "toarray"):  # sparse output (OneHotEncoder, ...)
+            new = new.toarray()
+        new = np.asarray(new, dtype=np.float32)
         return _rebuild(X, samples, graphs, new, self.node_attr)
 
     def __sklearn_tags__(self):

@@ -1,0 +1,265 @@
+"""Padded dense batches, size-bucketed batching and the GraphLoader over subsets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import Subset
+
+from sk_vibgsl._batching import GraphDataset, GraphLoader, size_bucketed_batches
+from sk_vibgsl._inputs import to_graph_set
+
+SIZES = [3, 7, 1, 5, 4, 2, 6, 3, 8, 5, 2, 4]
+
+
+def _make_graph_set(sizes=SIZES, n_features: int = 3, seed: int = 0):
+    """Graphs of the given sizes with weighted symmetric adjacencies (some self-loops)."""
+    rng = np.random.default_rng(seed)
+    X = []
+    for n in sizes:
+        feats = rng.normal(size=(n, n_features)).astype(np.float32)
+        w = rng.uniform(0.5, 2.0, (n, n)) * (rng.random((n, n)) < 0.5)
+        adj = np.triu(w)  # diagonal kept: self-loops
+        X.append((feats, (adj + np.triu(adj, 1).T).astype(np.float32)))
+    return to_graph_set(X), X
+
+
+def _cost(sizes, batches) -> int:
+    """Padded pair count Σ B · N_max² of a batching."""
+    return int(sum(len(b) * int(sizes[b].max()) ** 2 for b in batches))
+
+
+# ---------------------------------------------------------------------------
+# GraphDataset
+# ---------------------------------------------------------------------------
+
+
+def test_batch_features_mask_and_padding():
+    gs, X = _make_graph_set()
+    y = np.arange(len(SIZES)) % 3
+    ds = GraphDataset(gs, y)
+    ids = [8, 2, 5, 1]
+    batch, yb = ds.__getitems__(ids)
+    n_max = max(SIZES[i] for i in ids)
+    assert batch["x"].shape == (4, n_max, 3)
+    assert batch["x"].dtype == torch.float32
+    assert batch["mask"].shape == (4, n_max) and batch["mask"].dtype == torch.bool
+    for row, i in enumerate(ids):
+        n = SIZES[i]
+        np.testing.assert_array_equal(batch["x"][row, :n].numpy(), X[i][0])
+        assert torch.all(batch["x"][row, n:] == 0)
+        np.testing.assert_array_equal(batch["mask"][row].numpy(), np.arange(n_max) < n)
+    np.testing.assert_array_equal(yb.numpy(), y[ids])
+    assert yb.dtype == torch.long
+
+
+def test_batch_adjacency_is_padded_dense_adjacency():
+    gs, X = _make_graph_set()
+    ds = GraphDataset(gs, with_adjacency=True)
+    ids = [0, 8, 4, 2, 6]
+    batch, _ = ds.__getitems__(ids)
+    n_max = max(SIZES[i] for i in ids)
+    assert batch["adj"].shape == (5, n_max, n_max)
+    for row, i in enumerate(ids):
+        n = SIZES[i]
+        expected = np.zeros((n_max, n_max), np.float32)
+        expected[:n, :n] = gs.dense_adjacency(i)
+        np.testing.assert_array_equal(batch["adj"][row].numpy(), expected)
+        # ... which is the (already symmetric) input adjacency
+        np.testing.assert_array_equal(batch["adj"][row, :n, :n].numpy(), X[i][1])
+
+
+def test_batch_without_adjacency_has_no_adj_key():
+    gs, _ = _make_graph_set()
+    batch, _ = GraphDataset(gs, with_adjacency=False).__getitems__([0, 1, 2])
+    assert set(batch) == {"x", "mask"}
+
+
+def test_batch_without_labels_gives_zero_targets_and_getitem_is_a_batch_of_one():
+    gs, X = _make_graph_set()
+    ds = GraphDataset(gs)
+    _, yb = ds.__getitems__([3, 4])
+    np.testing.assert_array_equal(yb.numpy(), [0, 0])
+    batch, _ = ds[1]
+    assert batch["x"].shape == (1, SIZES[1], 3)
+    np.testing.assert_array_equal(batch["x"][0].numpy(), X[1][0])
+    assert len(ds) == len(SIZES)
+
+
+def test_batch_of_graphs_with_no_edges():
+    gs = to_graph_set([np.ones((2, 1)), np.ones((4, 1))])
+    batch, _ = GraphDataset(gs).__getitems__([0, 1])
+    assert batch["adj"].shape == (2, 4, 4)
+    assert torch.all(batch["adj"] == 0)
+    np.testing.assert_array_equal(batch["mask"].sum(1).numpy(), [2, 4])
+
+
+# ---------------------------------------------------------------------------
+# size_bucketed_batches
+# ---------------------------------------------------------------------------
+
+
+def _skewed_sizes(n: int = 600, seed: int = 0) -> np.ndarray:
+    """Log-normal sizes in 5..300: mostly small graphs and a long tail of large ones."""
+    rng = np.random.default_rng(seed)
+    return np.clip(np.round(np.exp(rng.normal(3.0, 0.9, n))), 5, 300).astype(np.int64)
+
+
+def test_without_rng_keeps_order_and_chunking():
+    sizes = np.array([5, 1, 9, 3, 3, 7, 2])
+    batches = size_bucketed_batches(sizes, 3)
+    assert [b.tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6]]
+
+
+@pytest.mark.parametrize("seed", [None, 0, 1])
+@pytest.mark.parametrize("max_pairs", [None, 200_000])
+def test_every_position_appears_exactly_once(seed, max_pairs):
+    sizes = _skewed_sizes(257)
+    rng = None if seed is None else np.random.default_rng(seed)
+    batches = size_bucketed_batches(sizes, 16, max_pairs=max_pairs, rng=rng)
+    flat = np.concatenate(batches)
+    assert len(flat) == len(sizes)
+    np.testing.assert_array_equal(np.sort(flat), np.arange(len(sizes)))
+    assert all(1 <= len(b) <= 16 for b in batches)
+
+
+def test_bucketing_reduces_padding_cost():
+    sizes = _skewed_sizes()
+    unsorted = size_bucketed_batches(sizes, 32)
+    bucketed = size_bucketed_batches(sizes, 32, rng=np.random.default_rng(0))
+    assert sizes.min() >= 5 and sizes.max() == 300
+    ideal = int((sizes**2).sum())  # Σ nᵢ², no padding at all
+    cost_unsorted, cost_bucketed = _cost(sizes, unsorted), _cost(sizes, bucketed)
+    assert ideal <= cost_bucketed < cost_unsorted / 2, (ideal, cost_bucketed, cost_unsorted)
+
+
+@pytest.mark.parametrize("seed", [None, 0])
+def test_max_pairs_bounds_every_multi_graph_batch(seed):
+    sizes = _skewed_sizes(400)
+    max_pairs = 50_000  # below 300², so the largest graphs go alone
+    rng = None if seed is None else np.random.default_rng(seed)
+    batches = size_bucketed_batches(sizes, 64, max_pairs=max_pairs, rng=rng)
+    for b in batches:
+        assert len(b) == 1 or len(b) * int(sizes[b].max()) ** 2 <= max_pairs
+    # the bound is what splits these batches, not batch_size alone
+    assert len(batches) > -(-len(sizes) // 64)
+
+
+@pytest.mark.parametrize("seed", [None, 0])
+def test_graph_larger_than_budget_forms_batch_of_one(seed):
+    sizes = np.array([3, 4, 100, 5, 2, 3, 4, 5])
+    rng = None if seed is None else np.random.default_rng(seed)
+    batches = size_bucketed_batches(sizes, 4, max_pairs=1000, rng=rng)
+    big = [b for b in batches if 2 in b.tolist()]
+    assert len(big) == 1 and big[0].tolist() == [2]
+    for b in batches:
+        assert len(b) == 1 or len(b) * int(sizes[b].max()) ** 2 <= 1000
+
+
+def test_rng_seeds_change_batches_and_same_seed_repeats():
+    sizes = _skewed_sizes(300)
+
+    def compositions(seed):
+        batches = size_bucketed_batches(sizes, 16, rng=np.random.default_rng(seed))
+        return [b.tolist() for b in batches]
+
+    assert compositions(0) == compositions(0)
+    sets_0 = {frozenset(b) for b in compositions(0)}
+    sets_1 = {frozenset(b) for b in compositions(1)}
+    assert sets_0 != sets_1
+
+
+# ---------------------------------------------------------------------------
+# GraphLoader
+# ---------------------------------------------------------------------------
+
+
+def _labelled_dataset(n: int = 40):
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(1, 20, n).tolist()
+    gs, _ = _make_graph_set(sizes, n_features=2)
+    # y identifies the graph: label == position in the base dataset
+    return GraphDataset(gs, np.arange(n)), np.asarray(sizes)
+
+
+def _epoch(loader):
+    ys, batches = [], []
+    for batch, y in loader:
+        ys.extend(y.tolist())
+        batches.append((batch, y))
+    return ys, batches
+
+
+def _check_batches(batches, sizes):
+    for batch, y in batches:
+        np.testing.assert_array_equal(batch["mask"].sum(1).numpy(), sizes[y.numpy()])
+
+
+def test_loader_over_subset_without_shuffle_keeps_subset_order():
+    ds, sizes = _labelled_dataset()
+    indices = [17, 3, 30, 8, 25, 0, 12, 39, 5]
+    loader = GraphLoader(Subset(ds, indices), batch_size=4, shuffle=False, max_pairs=None)
+    ys, batches = _epoch(loader)
+    assert ys == indices
+    assert [len(y) for _, y in batches] == [4, 4, 1]
+    assert len(loader) == 3
+    _check_batches(batches, sizes)
+
+
+def test_loader_over_subset_with_shuffle_covers_each_graph_once_per_epoch():
+    ds, sizes = _labelled_dataset()
+    indices = list(range(0, 40, 3))
+    loader = GraphLoader(Subset(ds, indices), batch_size=4, shuffle=True, seed=0)
+    epochs = [_epoch(loader) for _ in range(3)]
+    for ys, batches in epochs:
+        assert sorted(ys) == indices
+        _check_batches(batches, sizes)
+    # batches differ between epochs (jittered sizes, shuffled order)
+    assert len({tuple(ys) for ys, _ in epochs}) > 1
+
+
+def test_loader_over_nested_subset():
+    ds, sizes = _labelled_dataset()
+    inner = Subset(ds, [7, 2, 9, 4, 0, 5, 31])
+    outer = Subset(inner, [3, 1, 0, 6])  # base positions 4, 2, 7, 31
+    ys, batches = _epoch(GraphLoader(outer, batch_size=3, shuffle=False))
+    assert ys == [4, 2, 7, 31]
+    _check_batches(batches, sizes)
+    ys, _ = _epoch(GraphLoader(outer, batch_size=3, shuffle=True, seed=1))
+    assert sorted(ys) == [2, 4, 7, 31]
+
+
+def test_loader_default_pair_budget_keeps_subset_order():
+    ds, sizes = _labelled_dataset()
+    indices = [17, 3, 30, 8, 25, 0, 12, 39, 5]
+    ys, batches = _epoch(GraphLoader(Subset(ds, indices), batch_size=4))
+    assert ys == indices
+    assert all(len(y) <= 4 for _, y in batches)
+    _check_batches(batches, sizes)
+
+
+def test_loader_same_seed_same_batches():
+    ds, _ = _labelled_dataset()
+    first = _epoch(GraphLoader(ds, batch_size=5, shuffle=True, seed=3))[0]
+    second = _epoch(GraphLoader(ds, batch_size=5, shuffle=True, seed=3))[0]
+    assert first == second
+    assert sorted(first) == list(range(len(ds)))
+
+
+def test_loader_rejects_other_datasets():
+    with pytest.raises(TypeError, match="GraphLoader needs a GraphDataset"):
+        GraphLoader(torch.utils.data.TensorDataset(torch.zeros(3)))
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("max_pairs", [None, "auto", 20_000])
+def test_loader_len_equals_batches_per_epoch(shuffle, max_pairs):
+    sizes = _skewed_sizes(300, seed=2)
+    gs = to_graph_set([np.ones((int(n), 1), np.float32) for n in sizes])
+    loader = GraphLoader(
+        GraphDataset(gs), batch_size=32, shuffle=shuffle, max_pairs=max_pairs, seed=0
+    )
+    for _ in range(3):
+        expected = len(loader)
+        assert len(list(loader.batch_sampler)) == expected
