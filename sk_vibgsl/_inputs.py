@@ -95,7 +95,9 @@ def _features(i: int, value: Any) -> np.ndarray:
     try:
         feats = _to_numpy(value)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"X[{i}]: node features could not be read as an array: {exc}")
+        raise TypeError(
+            f"X[{i}]: node features could not be read as an array: {exc}"
+        ) from None
     if feats.dtype == object or not (
         np.issubdtype(feats.dtype, np.number) or feats.dtype == bool
     ):
@@ -238,7 +240,8 @@ def _as_sample_sequence(X: Any) -> Sequence:
         return list(X)
     if isinstance(X, (list, tuple)):
         return X
-    if hasattr(X, "__len__") and hasattr(X, "__getitem__") and not isinstance(X, (str, bytes, dict)):
+    sequence_like = hasattr(X, "__len__") and hasattr(X, "__getitem__")
+    if sequence_like and not isinstance(X, (str, bytes, dict)):
         return [X[i] for i in range(len(X))]
     raise TypeError(
         f"X must be a sequence of graphs (list, tuple, 1-D object array) or a 3-D "
@@ -291,8 +294,10 @@ def to_graph_set(X: Any, *, node_attr: str = "x", n_features: int | None = None)
                 f"X[{i}] has {feats.shape[1]} node features, but {where} "
                 f"has {expected}."
             )
-        if len(src) and (src.min() < 0 or dst.min() < 0 or max(src.max(), dst.max()) >= len(feats)):
-            bad = int(max(src.max(), dst.max())) if min(src.min(), dst.min()) >= 0 else int(min(src.min(), dst.min()))
+        low = min(src.min(), dst.min()) if len(src) else 0
+        high = max(src.max(), dst.max()) if len(src) else 0
+        if low < 0 or high >= len(feats):
+            bad = int(low) if low < 0 else int(high)
             raise ValueError(
                 f"X[{i}]: edge index refers to node {bad}, but the graph has "
                 f"{len(feats)} nodes."

@@ -256,5 +256,6 @@ def test_fit_errors_name_the_problem(graphs):
 def test_predict_with_other_feature_width_raises(graphs):
     X, y = graphs
     clf = VIBGSLClassifier(**FAST).fit(X, y)
-    with pytest.raises(ValueError, match=r"X\[0\] has 5 node features, but the data seen in fit has 4"):
+    match = r"X\[0\] has 5 node features, but the data seen in fit has 4"
+    with pytest.raises(ValueError, match=match):
         clf.predict([np.zeros((3, 5))])

@@ -152,7 +152,9 @@ class Backbone(nn.Module):
         Widths of the input, the hidden layer and the output.
     """
 
-    def __init__(self, kind: str, in_channels: int, hidden_channels: int, out_channels: int) -> None:
+    def __init__(
+        self, kind: str, in_channels: int, hidden_channels: int, out_channels: int
+    ) -> None:
         super().__init__()
         if kind not in _LAYERS:
             raise ValueError(f"backbone must be one of {BACKBONES}, got {kind!r}.")
