@@ -57,12 +57,13 @@ class FeatureMask(nn.Module):
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
         """Mask ``x`` (``B × N × d``); padded nodes (``mask`` False) stay zero."""
         if self.training:
-            real = x[mask]
-            pick = torch.randint(len(real), x.shape[:2], device=x.device)
-            x_r = real[pick]
+            flat = x.reshape(-1, x.shape[-1])
+            real = mask.reshape(-1).nonzero().squeeze(1)
+            pick = real[torch.randint(len(real), (len(flat),), device=x.device)]
+            x_r = flat.index_select(0, pick).view_as(x)
         else:
-            x_r = self.mean
-        out = x_r + (x - x_r) * self.mask
+            x_r = self.mean.expand_as(x)
+        out = torch.lerp(x_r, x, self.mask.expand_as(x))
         return out * mask.unsqueeze(-1)
 
 
