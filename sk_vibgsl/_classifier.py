@@ -272,6 +272,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
                 torch.manual_seed(self.random_state)
             self.module_ = self.module(**kwargs)
         self._module_spec_ = kwargs
+        self._module_trained = False
         return self
 
     def on_train_begin(self, net, X=None, y=None, **kwargs):
@@ -298,6 +299,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         if self.random_state is not None:
             torch.manual_seed(self.random_state + 1)
         self._train_cache = (X, dataset)
+        self._module_trained = True
 
     def on_train_end(self, net, X=None, y=None, **kwargs):
         super().on_train_end(net, X=X, y=y, **kwargs)
@@ -312,7 +314,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
         n_samples = len(X) if hasattr(X, "__len__") else None
         if n_samples is not None and n_samples != len(y):
             raise ValueError(f"X has {n_samples} samples but y has {len(y)}.")
-        warm = self.warm_start and hasattr(self, "n_features_in_")
+        # Continuing training (warm_start, partial_fit) must not change sizes.
+        warm = getattr(self, "_module_trained", False) and hasattr(self, "n_features_in_")
         graphs = to_graph_set(
             X, node_attr=self.node_attr, n_features=self.n_features_in_ if warm else None
         )
@@ -330,7 +333,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             )
         if warm and not np.array_equal(classes, self.classes_fit_):
             raise ValueError(
-                f"y has classes {classes.tolist()}, but the warm-started model was "
+                f"y has classes {classes.tolist()}, but the model being trained further was "
                 f"fitted on {self.classes_fit_.tolist()}."
             )
         self.classes_fit_ = classes

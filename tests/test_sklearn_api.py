@@ -259,3 +259,18 @@ def test_predict_with_other_feature_width_raises(graphs):
     match = r"X\[0\] has 5 node features, but the data seen in fit has 4"
     with pytest.raises(ValueError, match=match):
         clf.predict([np.zeros((3, 5))])
+
+
+def test_partial_fit_continues_and_refuses_other_sizes(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(**FAST)
+    clf.partial_fit(X, y)
+    clf.partial_fit(X, y)
+    assert len(clf.history) == 6
+    with pytest.raises(ValueError, match="has 5 node features, but the data seen in fit has 4"):
+        clf.partial_fit([np.zeros((3, 5))] * 4, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="model being trained further"):
+        clf.partial_fit(X, np.where(y == 1, 2, 0))
+    # a plain fit starts over and may change sizes
+    clf.fit([np.ones((3, 5))] * 4, [0, 1, 0, 1])
+    assert clf.n_features_in_ == 5
