@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> float:
     )
     cv = StratifiedKFold(args.folds, shuffle=True, random_state=args.seed)
     start = time.perf_counter()
-    scores = cross_val_score(model, graphs, y, cv=cv, n_jobs=args.n_jobs, verbose=2)
+    scores = cross_val_score(model, graphs, y, cv=cv, n_jobs=args.n_jobs, verbose=3)
     print(
         f"{args.dataset} accuracy: {100 * scores.mean():.1f} ± {100 * scores.std():.1f} % "
         f"over {args.folds} folds ({time.perf_counter() - start:.0f} s)"
