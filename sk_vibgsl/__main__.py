@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(prog="python -m sk_vibgsl", description=__doc__)
     parser.add_argument("--dataset", default="IMDB-BINARY")
     parser.add_argument("--data-home", default=None, help="folder with TU datasets")
-    parser.add_argument("--backbone", default="gin", choices=["gin", "gcn", "gat"])
+    parser.add_argument("--backbone", default="gcn", choices=["gcn", "gin", "gat"])
     parser.add_argument("--beta", type=float, default=1e-3)
     parser.add_argument("--epochs", type=int, default=100)
     parser.add_argument("--folds", type=int, default=10)

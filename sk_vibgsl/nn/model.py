@@ -34,7 +34,7 @@ class VIBGSLModule(nn.Module):
         the classifier's hidden layer.
     ib_size : int, default=16
         Bottleneck size ``K``.
-    backbone : {"gcn", "gat", "gin"}, default="gin"
+    backbone : {"gcn", "gat", "gin"}, default="gcn"
         GNN layer type.
     temperature : float, default=0.1
         Concrete temperature ``t``.
@@ -59,7 +59,7 @@ class VIBGSLModule(nn.Module):
         n_classes: int,
         hidden_dim: int = 16,
         ib_size: int = 16,
-        backbone: str = "gin",
+        backbone: str = "gcn",
         temperature: float = 0.1,
         edge_threshold: float = 0.1,
         feature_mask: bool = True,

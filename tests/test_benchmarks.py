@@ -1,0 +1,89 @@
+"""Smoke test of ``benchmarks/reproduce_table1.py --quick``: runs, writes, resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "reproduce_table1.py"
+
+
+def _run(results_dir: Path) -> tuple[subprocess.CompletedProcess, float]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--device", "cpu",
+         "--results-dir", str(results_dir)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    return proc, time.perf_counter() - start
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
+    proc, first = _run(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("table1.md", "table1.json", "table1_runs.jsonl"):
+        assert (tmp_path / name).is_file(), name
+
+    runs = _lines(tmp_path / "table1_runs.jsonl")
+    units = {(r["protocol"], r["structure"], r["beta"], r["fold"]) for r in runs}
+    expected = {("paper", s, b, f) for s in (False, True) for b in (1e-2, 1e-4) for f in (0, 1)}
+    expected |= {("fair", s, None, f) for s in (False, True) for f in (0, 1)}
+    assert units == expected
+    assert len(runs) == len(expected)
+    for r in runs:
+        assert r["dataset"] == "IMDB-BINARY" and r["backbone"] == "gin"
+        assert r["epochs"] == 2 and r["n_folds"] == 2
+        assert 0 <= r["test_acc"] <= 100
+        if r["protocol"] == "fair":
+            assert r["chosen_beta"] in (1e-2, 1e-4)
+        else:
+            assert 1 <= r["best_epoch"] <= 2
+
+    table = json.loads((tmp_path / "table1.json").read_text())
+    assert table["meta"]["epochs"] == 2
+    assert "--quick" in table["meta"]["command"]
+    for protocol in ("paper", "fair"):
+        rows = table["table"][protocol]
+        assert set(rows) == {"N/A gin", "VIB-GSL gin"}
+        for row in rows.values():
+            c = row["IMDB-BINARY"]
+            assert not c.get("missing")
+            for key in ("mean", "std"):
+                assert isinstance(c[key], float) and 0 <= c[key] <= 100
+            assert c["beta"] in (1e-2, 1e-4)
+    md = (tmp_path / "table1.md").read_text()
+    assert "Protocol: paper" in md and "Protocol: fair" in md and "77.1 ± 1.4" in md
+    assert "missing" not in md
+
+    # A second invocation resumes: every unit is skipped, no line is added.
+    proc, second = _run(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "12 already done, 0 to run" in proc.stdout
+    assert len(_lines(tmp_path / "table1_runs.jsonl")) == len(runs)
+    assert second < max(first, 30.0)
+
+
+def test_reproduce_table1_reports_missing_folds(tmp_path):
+    """A cell whose folds are incomplete says so instead of estimating."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import reproduce_table1 as rt
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    args = rt.parse(["--quick", "--results-dir", str(tmp_path)])
+    rows = [{"beta": b, "test_acc": 50.0, "chosen_beta": b} for b in args.betas]
+    assert rt.cell("paper", rows, args) == {"missing": True, "folds_done": 1, "folds": 2}
+    assert rt.cell("fair", rows[:1], args)["missing"]
+    full = rt.cell("fair", rows, args)
+    assert full["mean"] == 50.0 and full["std"] == 0.0
