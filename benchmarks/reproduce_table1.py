@@ -82,7 +82,8 @@ PAPER = {
     ("N/A", "gin"): [(72.1, 3.8), (49.7, 0.4), (85.4, 3.0), (78.8, 1.4)],
 }
 ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair protocol
-CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds")
+CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
+               "patience")
 
 
 @lru_cache(maxsize=2)
@@ -97,15 +98,25 @@ def load(name: str, data_home: str | None, max_graphs: int | None, seed: int):
 
 
 class ValidTestTracker(Callback):
-    """Per epoch: validation log-loss and test accuracy (the paper's protocol)."""
+    """Per epoch: validation log-loss and test accuracy (the paper's protocol).
 
-    def __init__(self, X_valid, y_valid, X_test, y_test):
+    With ``patience``, training stops once the validation loss has not improved
+    for that many epochs (as skorch's ``EarlyStopping`` does, by raising
+    ``KeyboardInterrupt``, which ``fit`` catches); the fold's score is still the
+    test accuracy at the epoch of minimum validation loss.
+    """
+
+    def __init__(self, X_valid, y_valid, X_test, y_test, patience=None):
         self.X_valid, self.y_valid, self.X_test, self.y_test = X_valid, y_valid, X_test, y_test
+        self.patience = patience
 
     def on_epoch_end(self, net, **kwargs):
         loss = log_loss(self.y_valid, net.predict_proba(self.X_valid), labels=net.classes_)
         net.history.record("valid_logloss", float(loss))
         net.history.record("test_acc", float(np.mean(net.predict(self.X_test) == self.y_test)))
+        losses = net.history[:, "valid_logloss"]
+        if self.patience and len(losses) - 1 - int(np.argmin(losses)) >= self.patience:
+            raise KeyboardInterrupt
 
 
 def make_net(args, backbone: str, structure: bool, beta: float = 1e-3, **kwargs):
@@ -131,14 +142,15 @@ def run_unit(unit: dict, args, threads: int) -> dict:
         deg = DegreeFeatures().fit([X_tr[i] for i in fit_i])
         X_fit, X_val = deg.transform([X_tr[i] for i in fit_i]), deg.transform(
             [X_tr[i] for i in val_i])
-        tracker = ValidTestTracker(X_val, y_tr[val_i], deg.transform(X_te), y_te)
+        tracker = ValidTestTracker(X_val, y_tr[val_i], deg.transform(X_te), y_te,
+                                   patience=args.patience)
         net = make_net(args, unit["backbone"], unit["structure"], unit["beta"],
                        callbacks=[("valid_test", tracker)])
         net.fit(X_fit, y_tr[fit_i])
         val_loss = np.array(net.history[:, "valid_logloss"])
         test_acc = np.array(net.history[:, "test_acc"])
         best = int(np.argmin(val_loss))
-        out.update(test_acc=100 * test_acc[best], best_epoch=best + 1,
+        out.update(test_acc=100 * test_acc[best], best_epoch=best + 1, epochs_run=len(val_loss),
                    min_valid_loss=float(val_loss[best]), last_test_acc=100 * test_acc[-1])
     else:
         inner = StratifiedKFold(args.inner_folds, shuffle=True, random_state=args.seed)
@@ -225,6 +237,7 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
              "learning", "", f"Command: `{meta['command']}`  ",
              f"Machine: {meta['machine']}  ", f"Versions: {meta['versions']}  ",
              f"Epochs: {args.epochs} (the paper's protocol: 200); folds: {args.folds}; "
+             f"patience: {args.patience}; "
              f"seed: {args.seed}; max graphs: {args.max_graphs}; this invocation's wall "
              f"time: {meta['wall_s']:.0f} s; summed unit time: {meta['unit_s']:.0f} s", "",
              "Accuracy in %, mean ± std (population std) over the outer test folds. "
@@ -273,6 +286,11 @@ def parse(argv=None):
     parser.add_argument("--inner-folds", type=int, default=3)
     parser.add_argument("--valid-frac", type=float, default=0.1)
     parser.add_argument("--epochs", type=int, default=200)
+    parser.add_argument("--patience", type=int, default=None,
+                        help="paper protocol: stop a fold once the validation loss has not "
+                             "improved for this many epochs (default: run all epochs)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing; write table1.md/json from the saved units")
     parser.add_argument("--protocols", nargs="+", default=["paper", "fair"],
                         choices=["paper", "fair"])
     parser.add_argument("--data-home", default=str(shared) if shared.is_dir() else None)
@@ -281,6 +299,8 @@ def parse(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads per job (default: cores // n_jobs)")
     parser.add_argument("--results-dir", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--quick", action="store_true",
                         help="IMDB-BINARY (60 graphs), 2 folds, 2 epochs, 2 betas, GIN")
@@ -306,10 +326,10 @@ def main(argv=None) -> None:
                 record = json.loads(line)
                 done[unit_key(record)] = record
     units = plan(args)
-    todo = [u for u in units if unit_key(u) not in done]
+    todo = [] if args.report_only else [u for u in units if unit_key(u) not in done]
     print(f"{len(units)} units, {len(units) - len(todo)} already done, {len(todo)} to run",
           flush=True)
-    threads = max(1, (os.cpu_count() or 1) // max(1, args.n_jobs))
+    threads = args.threads or max(1, (os.cpu_count() or 1) // max(1, args.n_jobs))
     # Workers import this file as a module (not ``__main__``), so that each keeps
     # its loaded datasets cached between units.
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -325,7 +345,8 @@ def main(argv=None) -> None:
             print(f"{record['protocol']} {record['dataset']} {record['backbone']} "
                   f"structure={record['structure']} beta={record['beta']} "
                   f"fold={record['fold']}: {record['test_acc']:.1f}% "
-                  f"({record['seconds']:.1f} s)", flush=True)
+                  f"({record['seconds']:.1f} s, {record.get('epochs_run', '-')} epochs)",
+                  flush=True)
     wanted = {unit_key(u) for u in units}
     records = [r for k, r in done.items() if k in wanted]
     meta = {
@@ -334,7 +355,7 @@ def main(argv=None) -> None:
                    + (f" ({torch.cuda.get_device_name()})" if args.device == "cuda" else ""),
         "versions": {"sk_vibgsl": sk_vibgsl.__version__, "torch": torch.__version__,
                      "sklearn": sklearn.__version__, "python": platform.python_version()},
-        "epochs": args.epochs, "folds": args.folds, "inner_folds": args.inner_folds,
+        "epochs": args.epochs, "patience": args.patience, "folds": args.folds, "inner_folds": args.inner_folds,
         "seed": args.seed, "max_graphs": args.max_graphs, "betas": args.betas,
         "wall_s": time.perf_counter() - started,
         "unit_s": sum(r["seconds"] for r in records),
