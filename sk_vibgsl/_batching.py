@@ -61,25 +61,24 @@ class GraphDataset(Dataset):
         g = self.graphs
         sizes = self.sizes[ids]
         b, n = len(ids), int(sizes.max())
-        graph_of_node = torch.from_numpy(np.repeat(np.arange(b), sizes))
         starts = np.cumsum(sizes) - sizes
         pos = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
         rows = torch.from_numpy(np.repeat(g.node_ptr[ids], sizes) + pos)
-        pos = torch.from_numpy(pos)
+        # flat position (graph, node) -> graph * n + node, for index_copy_
+        slots = torch.from_numpy(np.repeat(np.arange(b) * n, sizes) + pos)
         x = self._x.new_zeros((b, n, g.n_features))
-        x[graph_of_node, pos] = self._x[rows]
-        mask = torch.zeros((b, n), dtype=torch.bool)
-        mask[graph_of_node, pos] = True
+        x.view(b * n, -1).index_copy_(0, slots, self._x.index_select(0, rows))
+        mask = torch.arange(n).unsqueeze(0) < torch.from_numpy(sizes).unsqueeze(1)
         batch = {"x": x, "mask": mask}
         if self.with_adjacency:
             n_edges = g.edge_ptr[ids + 1] - g.edge_ptr[ids]
             e_starts = np.cumsum(n_edges) - n_edges
             e_pos = np.arange(int(n_edges.sum())) - np.repeat(e_starts, n_edges)
             cols = torch.from_numpy(np.repeat(g.edge_ptr[ids], n_edges) + e_pos)
-            graph_of_edge = torch.from_numpy(np.repeat(np.arange(b), n_edges))
+            graph_of_edge = torch.from_numpy(np.repeat(np.arange(b) * (n * n), n_edges))
             adj = x.new_zeros((b, n, n))
             ei = self._edge_index[:, cols]
-            adj[graph_of_edge, ei[0], ei[1]] = self._edge_weight[cols]
+            adj.view(-1)[graph_of_edge + ei[0] * n + ei[1]] = self._edge_weight[cols]
             batch["adj"] = adj
         y = self.y[ids] if self.y is not None else torch.zeros(b, dtype=torch.long)
         return batch, y

@@ -36,6 +36,23 @@ def gcn_norm(adj: Tensor) -> Tensor:
     return deg_inv_sqrt.unsqueeze(-1) * adj * deg_inv_sqrt.unsqueeze(-2)
 
 
+def _gcn_propagation(adj: Tensor) -> tuple[Tensor, Tensor]:
+    """``(D^{-1/2}, missing self-loops)`` of :func:`gcn_norm`, each ``B × N × 1``,
+    without forming the ``B × N × N`` normalised matrix."""
+    loops = (adj.diagonal(dim1=-2, dim2=-1) == 0).to(adj.dtype)
+    deg_inv_sqrt = (adj.sum(-1) + loops).clamp(min=1e-12).pow(-0.5)
+    return deg_inv_sqrt.unsqueeze(-1), loops.unsqueeze(-1)
+
+
+def _gcn_propagate(h: Tensor, adj: Tensor, deg_inv_sqrt: Tensor, loops: Tensor) -> Tensor:
+    r""":math:`\hat{A} h` of :func:`gcn_norm` as
+    :math:`D^{-1/2} \left(A (D^{-1/2} h) + L D^{-1/2} h\right)`, ``L`` the
+    missing self-loops: equal to ``gcn_norm(adj) @ h`` up to rounding, with
+    one ``B × N × N`` product instead of five ``B × N × N`` tensors."""
+    h = deg_inv_sqrt * h
+    return deg_inv_sqrt * torch.baddbmm(loops * h, adj, h)
+
+
 class DenseGCNLayer(nn.Module):
     r"""Graph convolution (Kipf & Welling, ICLR 2017) on a dense weighted graph.
 
@@ -59,6 +76,17 @@ class DenseGCNLayer(nn.Module):
 
     def forward(self, x: Tensor, norm_adj: Tensor, mask: Tensor) -> Tensor:
         out = norm_adj @ self.lin(x) + self.bias
+        return out * mask.unsqueeze(-1)
+
+    @property
+    def first_weight(self) -> Tensor:
+        """Weight of the layer's first linear map of ``x``."""
+        return self.lin.weight
+
+    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, norm) -> Tensor:
+        """The layer from ``h = x @ first_weight.T``, on the raw ``adj`` with
+        ``norm = _gcn_propagation(adj)``."""
+        out = _gcn_propagate(h, adj, *norm) + self.bias
         return out * mask.unsqueeze(-1)
 
 
@@ -94,8 +122,16 @@ class DenseGATLayer(nn.Module):
         nn.init.uniform_(self.att_dst, -bound, bound)
         nn.init.zeros_(self.bias)
 
+    @property
+    def first_weight(self) -> Tensor:
+        """Weight of the layer's first linear map of ``x``."""
+        return self.lin.weight
+
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
-        h = self.lin(x)
+        return self.forward_projected(self.lin(x), adj, mask)
+
+    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, norm=None) -> Tensor:
+        """The layer from ``h = x @ first_weight.T``."""
         e = (h @ self.att_dst).unsqueeze(-1) + (h @ self.att_src).unsqueeze(-2)
         e = F.leaky_relu(e, self.negative_slope)
         weights = _fill_missing_self_loops(adj)
@@ -136,6 +172,18 @@ class DenseGINLayer(nn.Module):
         out = self.mlp((1 + self.eps) * x + adj @ x)
         return out * mask.unsqueeze(-1)
 
+    @property
+    def first_weight(self) -> Tensor:
+        """Weight of the layer's first linear map of ``x``."""
+        return self.mlp[0].weight
+
+    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, norm=None) -> Tensor:
+        """The layer from ``h = x @ first_weight.T``: the MLP's first layer is
+        linear, so it commutes with the aggregation."""
+        h = torch.baddbmm((1 + self.eps) * h, adj, h) + self.mlp[0].bias
+        out = self.mlp[2](self.mlp[1](h))
+        return out * mask.unsqueeze(-1)
+
 
 _LAYERS = {"gcn": DenseGCNLayer, "gat": DenseGATLayer, "gin": DenseGINLayer}
 BACKBONES = tuple(_LAYERS)
@@ -165,7 +213,11 @@ class Backbone(nn.Module):
 
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
         """Node embeddings ``B × N × out_channels``."""
-        if self.kind == "gcn":
-            adj = gcn_norm(adj)
-        h = F.relu(self.conv1(x, adj, mask))
-        return self.conv2(h, adj, mask)
+        return self.forward_projected(x @ self.conv1.first_weight.T, adj, mask)
+
+    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
+        """:meth:`forward` from ``h = x @ conv1.first_weight.T``."""
+        norm = _gcn_propagation(adj) if self.kind == "gcn" else None
+        h = F.relu(self.conv1.forward_projected(h, adj, mask, norm))
+        h = h @ self.conv2.first_weight.T
+        return self.conv2.forward_projected(h, adj, mask, norm)

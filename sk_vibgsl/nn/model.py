@@ -101,8 +101,26 @@ class VIBGSLModule(nn.Module):
 
     def encode(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Return :math:`\\mu, \\sigma` of :math:`p(Z \\mid G)`, each ``(B, K)``."""
-        x_ib, a = self.ib_graph(x, mask, adj)
-        h = self.gnn(x_ib, a, mask)
+        # As gnn(*ib_graph(x, mask, adj), mask), but X_IB only ever enters
+        # linear maps (the structure learner's first layer and the GNN's), so
+        # the feature mask gives their outputs directly (FeatureMask.project).
+        lam = self.structure_mix
+        if lam > 0 and adj is None:
+            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        weights = [self.gnn.conv1.first_weight]
+        if self.structure is not None:
+            weights.append(self.structure.lin1.weight)
+        if self.feature_mask is not None:
+            projected = self.feature_mask.project(x, mask, weights)
+        else:
+            projected = list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+        if self.structure is None:
+            a = adj
+        else:
+            a = self.structure.from_projection(projected[1], mask)
+            if lam > 0:
+                a = lam * adj + (1 - lam) * a
+        h = self.gnn.forward_projected(projected[0], a, mask)
         n_nodes = mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
         pooled = h.sum(-2) / n_nodes
         return gaussian_parameters(pooled, self.ib_size)

@@ -66,6 +66,46 @@ class FeatureMask(nn.Module):
         out = torch.lerp(x_r, x, self.mask.expand_as(x))
         return out * mask.unsqueeze(-1)
 
+    def project(self, x: Tensor, mask: Tensor, weights: list[Tensor]) -> list[Tensor]:
+        r"""``[X_IB @ W.T for W in weights]`` without forming :math:`X_{IB}`.
+
+        The same draw as :meth:`forward` (one random-number call of the same
+        size), and the same values up to float rounding: as
+        :math:`X_{IB} = X_r \odot (1 - M) + X \odot M` and every ``W`` is
+        linear, :math:`X_{IB} W^\top = X_r (W \odot (1-M))^\top + X (W \odot
+        M)^\top`, and the rows of :math:`X_r` are rows of ``X``. So only the
+        real nodes' rows of ``x`` are multiplied, once, by all the weights
+        together, and no ``B × N × d`` tensor (nor its gradient) is formed —
+        the main cost of a training step when ``d`` is large, as with one-hot
+        degree features. Rows of padded nodes are zero.
+
+        Parameters
+        ----------
+        x : Tensor of shape (B, N, d)
+        mask : Tensor of shape (B, N), bool
+        weights : list of Tensor of shape (out_k, d)
+
+        Returns
+        -------
+        list of Tensor of shape (B, N, out_k)
+        """
+        b, n, d = x.shape
+        flat_mask = mask.reshape(-1)
+        real = flat_mask.nonzero().squeeze(1)
+        x_real = x.reshape(-1, d).index_select(0, real)
+        m = self.mask
+        w = torch.cat(weights, 0)
+        width = w.shape[0]
+        if self.training:
+            # the draw of forward(): a random real node for every (padded) row
+            r = torch.randint(len(real), (b * n,), device=x.device)
+            both = x_real @ torch.cat([w * m, w * (1 - m)], 0).T
+            proj = both[:, :width] + both[:, width:].index_select(0, r.index_select(0, real))
+        else:
+            proj = x_real @ (w * m).T + self.mean @ (w * (1 - m)).T
+        out = proj.new_zeros((b * n, width)).index_copy(0, real, proj).view(b, n, width)
+        return list(out.split([wk.shape[0] for wk in weights], -1))
+
 
 def concrete_bernoulli(logits: Tensor, temperature: float) -> Tensor:
     r"""Symmetric relaxed Bernoulli sample of an edge-logit matrix.
@@ -141,11 +181,57 @@ class StructureLearner(nn.Module):
 
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
         """Return the weighted IB adjacency ``B × N × N`` of masked features ``x``."""
-        logits = self.edge_logits(x)
-        if self.training:
-            adj = concrete_bernoulli(logits, self.temperature)
-        else:
-            adj = torch.sigmoid(logits)
-        pair_mask = mask.unsqueeze(-1) & mask.unsqueeze(-2)
-        pair_mask = pair_mask & ~torch.eye(adj.shape[-1], dtype=torch.bool, device=adj.device)
-        return threshold_adjacency(adj, self.threshold, keep=pair_mask)
+        return self.from_projection(x @ self.lin1.weight.T, mask)
+
+    def from_projection(self, h: Tensor, mask: Tensor) -> Tensor:
+        """:meth:`forward` from ``h = x @ lin1.weight.T`` (without the bias),
+        as given by :meth:`FeatureMask.project`."""
+        z = self.lin2(F.relu(h + self.lin1.bias))
+        return _SampledAdjacency.apply(
+            z, mask, self.temperature if self.training else None, self.threshold
+        )
+
+
+class _SampledAdjacency(torch.autograd.Function):
+    r"""``A = threshold(concrete(Z Zᵀ))`` (training) or ``threshold(σ(Z Zᵀ))``
+    (evaluation) in one autograd node.
+
+    The values, and the draw of random numbers, are those of
+    :func:`concrete_bernoulli` followed by :func:`threshold_adjacency` with
+    the pair mask (no diagonal, no padded node). The difference is memory:
+    unrolled, autograd keeps about five ``B × N × N`` tensors per batch
+    (logits, sample, masks, thresholded sample); here the ``B × N × N`` work
+    is done in place and only ``Z`` and the output are kept, as the gradient needs
+    nothing else: :math:`\partial a / \partial \ell = a (1 - a) / t` where
+    an entry is kept, 0 where it is not (and ``a = 0`` there).
+    """
+
+    @staticmethod
+    def forward(ctx, z: Tensor, mask: Tensor, temperature: float | None, threshold: float):
+        a = torch.bmm(z, z.transpose(-1, -2))
+        if temperature is not None:
+            noise = torch.rand_like(a).logit_(eps=1e-6).triu_(1)
+            a.add_(noise).add_(noise.transpose(-1, -2))  # == logits + (noise + noiseᵀ)
+            del noise
+            a.div_(temperature)
+        a.sigmoid_()
+        # a >= threshold (compared in a's dtype, as `adj >= threshold` does)
+        # <=> a > the next smaller representable value: one in-place pass
+        below = torch.tensor(threshold, dtype=a.dtype)
+        below = torch.nextafter(below, torch.tensor(-torch.inf, dtype=a.dtype)).item()
+        F.threshold(a, below, 0.0, inplace=True)
+        node = mask.to(a.dtype)
+        a.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
+        a.diagonal(dim1=-2, dim2=-1).zero_()
+        ctx.save_for_backward(z, a)
+        ctx.temperature = temperature
+        return a
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        z, a = ctx.saved_tensors
+        g = torch.addcmul(a, a, a, value=-1).mul_(grad)  # σ' = a(1 - a); 0 where dropped
+        grad_z = torch.baddbmm(torch.bmm(g, z), g.transpose(-1, -2), z)
+        if ctx.temperature is not None:
+            grad_z.div_(ctx.temperature)  # the 1/t of the sample, on the small side
+        return grad_z, None, None, None

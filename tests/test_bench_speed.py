@@ -1,0 +1,46 @@
+"""Smoke test of ``benchmarks/bench_speed.py --quick``: runs, writes, resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "bench_speed.py"
+
+
+def _run(results_dir: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--results-dir", str(results_dir), *extra],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+def test_bench_speed_quick_runs_writes_and_resumes(tmp_path):
+    proc = _run(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads((tmp_path / "speed.json").read_text())
+    assert "--quick" in data["meta"]["command"]
+    (row,) = data["rows"]
+    assert row["dataset"] == "IMDB-BINARY" and row["train_graphs"] == 60
+    assert row["batch_size"] == 20 and row["epochs_timed"] == 2
+    assert len(row["vibgsl_epochs_s"]) == len(row["plain_pyg_gcn_epochs_s"]) == 2
+    for key in ("vibgsl_epoch_s", "plain_pyg_gcn_epoch_s", "ratio_vibgsl_over_pyg",
+                "predict_graphs_per_s", "train_peak_rss_mib", "base_rss_mib"):
+        assert row[key] > 0, key
+    # the pair budget bounds every batch; padding can only add pairs
+    assert row["largest_batch_pairs"] <= max(row["max_pairs"], row["max_nodes"] ** 2)
+    assert row["padded_pairs"] >= row["dense_pairs"] and row["padding_overhead"] >= 1
+    md = (tmp_path / "speed.md").read_text()
+    assert "| IMDB-BINARY | 60 | 20 |" in md and "peak RSS" in md
+
+    # A second invocation resumes: the dataset is skipped and the row kept.
+    proc = _run(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "already in" in proc.stdout
+    assert json.loads((tmp_path / "speed.json").read_text())["rows"] == data["rows"]
