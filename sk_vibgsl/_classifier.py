@@ -6,14 +6,24 @@ import numbers
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 import torch
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from skorch import NeuralNetClassifier
 from skorch.callbacks import EpochTimer, PassthroughScoring, PrintLog
 from torch.utils.data import Subset
 
 from ._batching import GraphDataset, GraphLoader, _base_and_positions
-from ._inputs import to_graph_set
+from ._inputs import GraphSet, is_tabular, tabular_graph_set, to_graph_set
+from ._precision import autocast, check_precision
+from ._threads import (
+    check_torch_threads,
+    limited_torch_threads,
+    restore_torch_threads,
+    set_torch_threads,
+)
+from .callbacks import FiniteLossGuard
 from .nn.backbones import BACKBONES
 from .nn.model import VIBGSLModule
 
@@ -21,6 +31,19 @@ __all__ = ["VIBGSLClassifier"]
 
 # Module arguments that come from the data rather than from parameters.
 _PLACEHOLDER_DIMS = {"in_channels": 1, "n_classes": 2}
+
+
+def _encode_labels(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Position of each label of ``y`` in ``classes`` (any order)."""
+    sorter = np.argsort(classes, kind="stable")
+    codes = sorter[np.searchsorted(classes, y, sorter=sorter).clip(max=len(classes) - 1)]
+    unknown = classes[codes] != y
+    if unknown.any():
+        raise ValueError(
+            f"y contains {y[unknown][:1].tolist()[0]!r}, which is not in "
+            f"classes={classes.tolist()}."
+        )
+    return codes
 
 
 class VIBGSLClassifier(NeuralNetClassifier):
@@ -35,6 +58,19 @@ class VIBGSLClassifier(NeuralNetClassifier):
     ``(n_nodes, n_features)`` feature matrices, mixed freely — or a 3-D array
     of equally sized feature matrices. All graphs share the node feature
     width; their sizes may differ.
+
+    *Tabular mode:* a table ``(n_samples, n_features)`` — a 2-D array or
+    tensor, a pandas DataFrame, a scipy sparse matrix (densified) or a list
+    of 1-D rows — is read as one graph per sample whose nodes are the
+    features: node ``j`` of sample ``i`` carries
+    :math:`[X_{ij} e_j \Vert e_j]` (its value in its own slot and the
+    one-hot identity of feature ``j``, width ``2 n_features``), with no
+    observed edges. The learned IB-graph of a sample is then a
+    feature-interaction graph: :meth:`ib_graphs` returns, per sample, a
+    ``(n_features, n_features)`` adjacency whose entry ``(j, k)`` is the
+    learned interaction weight of features ``j`` and ``k`` in that sample.
+    A list whose first element is a 1-D row is a table; one whose first
+    element is a 2-D matrix or any other graph kind is a list of graphs.
 
     Parameters
     ----------
@@ -67,10 +103,28 @@ class VIBGSLClassifier(NeuralNetClassifier):
         largest graphs of a skewed dataset so they need little padding.
         ``"auto"`` is ``batch_size · (2 n̄)²`` (``n̄`` the mean graph size of
         the data at hand); ``None`` bounds batches by ``batch_size`` only.
+    max_nodes : int or None, default=10_000
+        Largest accepted graph (node count). A larger graph is refused with a
+        ``ValueError`` naming it when ``X`` is converted, before any dense
+        ``N × N`` tensor exists (a training step on one graph of ``N`` nodes
+        took about ``60 N²`` bytes on CPU, measured at ``N = 2000``: some 6 GB
+        at ``N = 10 000``). ``None`` accepts any size.
     random_state : int, optional
         Seeds the weight initialisation, the batch order and (by seeding
         torch's global generator when ``fit`` starts) the training noise:
         fit and predict are then reproducible on CPU.
+    torch_threads : int, optional
+        torch's intra-op thread count during ``fit``/``partial_fit`` and
+        ``predict_proba`` (and so ``predict``/``score``), restored afterwards
+        (``torch.set_num_threads`` is process-wide). ``None`` leaves torch's
+        setting alone: in joblib's default ``loky`` workers
+        (``GridSearchCV(n_jobs=k)``) it is already ``cpu_count() // k``,
+        because loky sets ``OMP_NUM_THREADS`` for each worker, and
+        ``dask.distributed`` workers start with one thread.
+    precision : {"32", "bf16"}, default="32"
+        ``"bf16"`` runs the forward pass under bfloat16 autocast (matrix
+        products in bfloat16, the loss in float32); on a GPU with bfloat16
+        support (Ampere or newer) or on CPU.
     max_epochs : int, default=100
     lr : float, default=0.005
     batch_size : int, default=64
@@ -90,10 +144,18 @@ class VIBGSLClassifier(NeuralNetClassifier):
     classes_ : ndarray of shape (n_classes,)
         The class labels seen in ``fit``.
     n_features_in_ : int
-        Node feature width seen in ``fit``.
+        Node feature width seen in ``fit``; in tabular mode, the number of
+        columns of the table.
+    n_node_features_ : int
+        Node feature width of the module's input (``2 * n_features_in_`` in
+        tabular mode, ``n_features_in_`` otherwise).
+    tabular_ : bool
+        Whether ``fit`` saw a table (then ``predict`` needs one too).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``fit`` saw a DataFrame with string column names.
     module_ : VIBGSLModule
         The fitted torch module.
-    feature_mask_ : ndarray of shape (n_features_in_,)
+    feature_mask_ : ndarray of shape (n_node_features_,)
         The fitted feature mask :math:`M` (ones when ``feature_mask=False``).
     history_ : skorch History
         Per epoch ``train_loss``, ``train_ce`` and ``train_kl`` (and ``valid_*``
@@ -143,7 +205,10 @@ class VIBGSLClassifier(NeuralNetClassifier):
         structure_mix: float = 0.0,
         node_attr: str = "x",
         max_pairs: int | str | None = "auto",
+        max_nodes: int | None = 10_000,
         random_state: int | None = None,
+        torch_threads: int | None = None,
+        precision: str = "32",
         criterion=torch.nn.CrossEntropyLoss,
         optimizer=torch.optim.Adam,
         lr: float = 0.005,
@@ -179,15 +244,19 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.structure_mix = structure_mix
         self.node_attr = node_attr
         self.max_pairs = max_pairs
+        self.max_nodes = max_nodes
         self.random_state = random_state
+        self.torch_threads = torch_threads
+        self.precision = precision
 
     # ------------------------------------------------------------------ #
     # scikit-learn contract
     # ------------------------------------------------------------------ #
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
+        tags.input_tags.two_d_array = True
         tags.input_tags.three_d_array = True
+        tags.input_tags.sparse = True  # densified: each sample has n_features nodes anyway
         tags.non_deterministic = self.random_state is None
         return tags
 
@@ -224,6 +293,14 @@ class VIBGSLClassifier(NeuralNetClassifier):
             or (isinstance(self.max_pairs, numbers.Integral) and self.max_pairs >= 1),
             "'auto', None or an int >= 1",
         )
+        check(
+            "max_nodes",
+            self.max_nodes is None
+            or (isinstance(self.max_nodes, numbers.Integral) and self.max_nodes >= 1),
+            "None or an int >= 1",
+        )
+        check_torch_threads(self.torch_threads)
+        check_precision(self.precision)
 
     # ------------------------------------------------------------------ #
     # skorch hooks
@@ -239,12 +316,15 @@ class VIBGSLClassifier(NeuralNetClassifier):
             ("valid_ce", PassthroughScoring(name="valid_ce")),
             ("valid_kl", PassthroughScoring(name="valid_kl")),
             ("valid_acc", PassthroughScoring(name="valid_acc", lower_is_better=False)),
+            ("finite_loss_guard", FiniteLossGuard()),
             ("print_log", PrintLog()),
         ]
 
     def _module_kwargs(self) -> dict[str, Any]:
         kwargs = {
-            "in_channels": getattr(self, "n_features_in_", _PLACEHOLDER_DIMS["in_channels"]),
+            "in_channels": getattr(
+                self, "n_node_features_", _PLACEHOLDER_DIMS["in_channels"]
+            ),
             "n_classes": (
                 len(self.classes_fit_) if hasattr(self, "classes_fit_")
                 else _PLACEHOLDER_DIMS["n_classes"]
@@ -264,9 +344,19 @@ class VIBGSLClassifier(NeuralNetClassifier):
         """Build the module from the estimator's parameters and the data's sizes.
 
         Before the first ``fit`` the data sizes are unknown; the module is
-        rebuilt in :meth:`on_train_begin` once they are.
+        rebuilt in :meth:`on_train_begin` once they are. To load saved
+        parameters into a fresh net (``save_params``/``load_params``), give
+        the sizes explicitly, as skorch requires of any module: ``classes``
+        (the fitted ``classes_``) and ``module__in_channels`` (the fitted
+        ``n_node_features_``); ``initialize()`` then builds the module to
+        those sizes and the net predicts once ``load_params`` has run.
         """
         self._validate_hyperparameters()
+        in_channels = self.get_params_for("module").get("in_channels")
+        if not hasattr(self, "classes_fit_") and self.classes is not None and in_channels:
+            self.classes_fit_ = np.asarray(self.classes)
+            self.n_node_features_ = self.n_features_in_ = int(in_channels)
+            self.tabular_ = False
         kwargs = self._module_kwargs()
         with torch.random.fork_rng(devices=[]):
             if self.random_state is not None:
@@ -279,7 +369,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
     def on_train_begin(self, net, X=None, y=None, **kwargs):
         """Convert the training data once and fit the module to its sizes.
 
-        Sets ``classes_fit_``/``n_features_in_``, rebuilds module and optimizer
+        Sets ``classes_fit_``/``n_features_in_``/``n_node_features_``, rebuilds module and optimizer
         when the data's sizes differ from the current module's (always on the
         first fit), and sets the feature-mask noise mean from the data.
         """
@@ -301,25 +391,52 @@ class VIBGSLClassifier(NeuralNetClassifier):
             torch.manual_seed(self.random_state + 1)
         self._train_cache = (X, dataset)
         self._module_trained = True
+        # Limit torch's threads for the training loop; undone in on_train_end
+        # (if a previous fit raised before restoring, keep its saved value).
+        previous = set_torch_threads(self.torch_threads)
+        if getattr(self, "_torch_threads_saved", None) is None:
+            self._torch_threads_saved = previous
 
     def on_train_end(self, net, X=None, y=None, **kwargs):
         super().on_train_end(net, X=X, y=y, **kwargs)
         self._train_cache = None
+        restore_torch_threads(getattr(self, "_torch_threads_saved", None))
+        self._torch_threads_saved = None
+
+    def infer(self, x, **fit_params):
+        """skorch's forward step; with ``precision="bf16"`` under bfloat16
+        autocast, its outputs cast back to float32 for the loss."""
+        if self.precision == "32":
+            return super().infer(x, **fit_params)
+        device_type = next(self.module_.parameters()).device.type
+        with autocast(self.precision, device_type):
+            out = super().infer(x, **fit_params)
+        if isinstance(out, tuple):
+            return tuple(t.float() if torch.is_tensor(t) else t for t in out)
+        return out.float()
 
     def _fit_dataset(self, X, y) -> GraphDataset:
         if y is None:
-            raise ValueError("y is required: VIBGSLClassifier is a supervised estimator.")
+            raise ValueError(
+                "y is required: VIBGSLClassifier requires y to be passed, but the target "
+                "y is None."
+            )
         y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D, got shape {y.shape}.")
-        n_samples = len(X) if hasattr(X, "__len__") else None
+        check_classification_targets(y)
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) > 0:
+            n_samples = shape[0]
+        else:
+            n_samples = len(X) if hasattr(X, "__len__") else None
         if n_samples is not None and n_samples != len(y):
             raise ValueError(f"X has {n_samples} samples but y has {len(y)}.")
         # Continuing training (warm_start, partial_fit) must not change sizes.
-        warm = getattr(self, "_module_trained", False) and hasattr(self, "n_features_in_")
-        graphs = to_graph_set(
-            X, node_attr=self.node_attr, n_features=self.n_features_in_ if warm else None
-        )
+        warm = getattr(self, "_module_trained", False) and hasattr(self, "n_node_features_")
+        graphs = self._graph_set(X, reset=not warm)
         if len(graphs) != len(y):
             raise ValueError(f"X has {len(graphs)} samples but y has {len(y)}.")
         if graphs.n_features == 0:
@@ -330,16 +447,21 @@ class VIBGSLClassifier(NeuralNetClassifier):
         classes = np.unique(y)
         if len(classes) < 2:
             raise ValueError(
-                f"y has a single class ({classes[0]!r}): a classifier needs at least 2."
+                f"y has a single class ({classes[0]!r}): a classifier needs more than "
+                "one class."
             )
+        if self.classes is not None:
+            classes = np.asarray(self.classes)
         if warm and not np.array_equal(classes, self.classes_fit_):
             raise ValueError(
                 f"y has classes {classes.tolist()}, but the model being trained further was "
                 f"fitted on {self.classes_fit_.tolist()}."
             )
         self.classes_fit_ = classes
-        self.n_features_in_ = graphs.n_features
-        encoded = np.searchsorted(classes, y)
+        self.n_node_features_ = graphs.n_features
+        if not self.tabular_:
+            self.n_features_in_ = graphs.n_features
+        encoded = _encode_labels(classes, y)
         return GraphDataset(graphs, encoded, with_adjacency=self.structure_mix > 0)
 
     def get_dataset(self, X, y=None):
@@ -349,10 +471,54 @@ class VIBGSLClassifier(NeuralNetClassifier):
         cache = getattr(self, "_train_cache", None)
         if cache is not None and cache[0] is X:
             return cache[1]
-        graphs = to_graph_set(
-            X, node_attr=self.node_attr, n_features=getattr(self, "n_features_in_", None)
-        )
+        graphs = self._graph_set(X, reset=not hasattr(self, "n_node_features_"))
         return GraphDataset(graphs, None, with_adjacency=self.structure_mix > 0)
+
+    def _graph_set(self, X, *, reset: bool) -> GraphSet:
+        """Convert ``X``; a table goes through sklearn's ``validate_data``.
+
+        ``reset`` (a new fit) records the input mode and sizes; otherwise
+        ``X`` must have the mode and sizes seen in ``fit``.
+        """
+        tabular = is_tabular(X)
+        if not reset and tabular != self.tabular_:
+            if not tabular:  # the input's own errors first (e.g. a 1-D array)
+                to_graph_set(X, node_attr=self.node_attr, max_nodes=self.max_nodes)
+            seen = "a table" if self.tabular_ else "graphs"
+            got = "a table" if tabular else "graphs"
+            raise ValueError(
+                f"X is {got}, but the model was fitted on {seen} (tabular mode is set by fit)."
+            )
+        if not tabular:
+            if reset:
+                self.tabular_ = False
+                if hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            width = None if reset else self.n_node_features_
+            return to_graph_set(
+                X, node_attr=self.node_attr, n_features=width, max_nodes=self.max_nodes
+            )
+        table = validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse=True,
+            dtype=[np.float32, np.float64],
+            ensure_all_finite=False,
+        )
+        if sp.issparse(table):
+            table = table.toarray()
+        bad_rows = ~np.isfinite(table).all(axis=1)
+        if bad_rows.any():
+            raise ValueError(f"X[{int(np.flatnonzero(bad_rows)[0])}] contains NaN or inf.")
+        if reset:
+            self.tabular_ = True
+        if self.max_nodes is not None and table.shape[1] > self.max_nodes:
+            raise ValueError(
+                f"X has {table.shape[1]} columns, so every sample (X[0] first) would be a "
+                f"graph of {table.shape[1]} nodes, more than max_nodes={self.max_nodes}."
+            )
+        return tabular_graph_set(table)
 
     def get_split_datasets(self, X, y=None, **fit_params):
         """Split as skorch does; the validation part is sorted by graph size
@@ -383,12 +549,14 @@ class VIBGSLClassifier(NeuralNetClassifier):
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
         r""":math:`\mathrm{CE} + \beta\,\overline{\mathrm{KL}}`; CE, KL and
-        accuracy are recorded per batch for the epoch history."""
+        accuracy are recorded per batch for the epoch history. With
+        :math:`\beta = 0` the loss is the CE alone (an infinite KL does not
+        turn it into NaN)."""
         logits, kl = y_pred
         y_true = y_true.to(logits.device)
         ce = self.criterion_(logits, y_true)
         kl = kl.mean()
-        loss = ce + self.beta * kl
+        loss = ce + self.beta * kl if self.beta else ce
         prefix = "train" if training else "valid"
         self.history.record_batch(f"{prefix}_ce", ce.item())
         self.history.record_batch(f"{prefix}_kl", kl.item())
@@ -420,7 +588,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
         """
         check_is_fitted(self, "classes_fit_")
         view, order = self._sorted_view(X)
-        proba = super().predict_proba(view)
+        with limited_torch_threads(self.torch_threads):
+            proba = super().predict_proba(view)
         return self._unsort(proba, order)
 
     def predict(self, X) -> np.ndarray:
@@ -442,7 +611,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         check_is_fitted(self, "classes_fit_")
         mask = self.module_.feature_mask
         if mask is None:
-            return np.ones(self.n_features_in_, dtype=np.float32)
+            return np.ones(self.n_node_features_, dtype=np.float32)
         return mask.mask.detach().cpu().numpy()
 
     def ib_graphs(self, X) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -452,9 +621,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         -------
         list of (features, adjacency)
             For each sample in input order: the masked node features
-            ``(n_nodes, n_features_in_)`` and the learned weighted adjacency
+            ``(n_nodes, n_node_features_)`` and the learned weighted adjacency
             ``(n_nodes, n_nodes)`` that the GNN sees (including the observed
-            part when ``structure_mix > 0``).
+            part when ``structure_mix > 0``). In tabular mode every sample
+            has ``n_nodes = n_features_in_`` (node ``j`` is feature ``j``)
+            and the adjacency is its learned feature-interaction graph.
         """
         check_is_fitted(self, "classes_fit_")
         view, order = self._sorted_view(X)

@@ -14,7 +14,19 @@ A *sample* is one graph. ``X`` is a sequence of samples, each one of
 * a bare feature matrix ``(n_nodes, n_features)`` with no edges at all.
 
 A 3-D array ``(n_samples, n_nodes, n_features)`` is read as that many bare
-feature matrices. Every sample is converted once into a :class:`GraphSet`:
+feature matrices.
+
+*Tabular mode.* A table ``(n_samples, n_features)`` -- a 2-D numpy array or
+torch tensor, a pandas DataFrame, a :mod:`scipy.sparse` matrix (densified:
+every sample becomes ``n_features`` dense nodes anyway) or a list of 1-D
+rows -- is read as one graph per row, see :func:`tabular_graph_set`. The
+rule that tells a table from a list of graphs (:func:`is_tabular`): a list
+whose first element is a 1-D row (a 1-D array, or a list/tuple of numbers)
+is a table; a list whose first element is a 2-D matrix, a tuple
+``(features, adjacency)``, a ``Data`` or a networkx graph is a list of
+graphs.
+
+Every sample is converted once into a :class:`GraphSet`:
 all node features stacked in one array and all edges in one coalesced,
 symmetric edge list. Every problem with the input is reported here, as a
 ``ValueError`` or ``TypeError`` that names the sample.
@@ -22,6 +34,7 @@ symmetric edge list. Every problem with the input is reported here, as a
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-__all__ = ["GraphSet", "to_graph_set"]
+__all__ = ["GraphSet", "is_tabular", "tabular_graph_set", "to_graph_set"]
 
 
 @dataclass(frozen=True)
@@ -111,7 +124,36 @@ def _features(i: int, value: Any) -> np.ndarray:
         )
     if feats.shape[0] == 0:
         raise ValueError(f"X[{i}]: the graph has 0 nodes.")
-    return feats.astype(np.float32, copy=False)
+    return _as_float32(i, feats, "node features")
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _as_float32(i: int, values: np.ndarray, what: str) -> np.ndarray:
+    """Cast numeric ``values`` to float32; complex or out-of-range values raise
+    (NaN and inf pass through, for the callers to report)."""
+    if np.iscomplexobj(values):
+        raise TypeError(f"X[{i}]: {what} must be real numbers, got dtype {values.dtype}.")
+    if values.dtype.kind == "f" and values.dtype.itemsize > 4:
+        too_big = np.isfinite(values) & (np.abs(values) > _FLOAT32_MAX)
+        if too_big.any():
+            raise ValueError(
+                f"X[{i}]: {what} hold {values[too_big][0]:.3g}, beyond the float32 range "
+                f"(|value| <= {_FLOAT32_MAX:.3g}) the model computes in."
+            )
+    return values.astype(np.float32, copy=False)
+
+
+def _weights(i: int, value: Any) -> np.ndarray:
+    """Edge weights as a flat float32 array, with errors that name ``X[i]``."""
+    try:
+        weight = _to_numpy(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X[{i}]: edge weights could not be read as an array: {exc}") from None
+    if not (np.issubdtype(weight.dtype, np.number) or weight.dtype == bool):
+        raise TypeError(f"X[{i}]: edge weights must be numeric, got dtype {weight.dtype}.")
+    return _as_float32(i, weight, "edge weights").reshape(-1)
 
 
 _NO_EDGES = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
@@ -135,7 +177,7 @@ def _from_pyg(i: int, data: Any) -> tuple[np.ndarray, tuple]:
     if weight is None:
         weight = np.ones(edge_index.shape[1], np.float32)
     else:
-        weight = _to_numpy(weight).astype(np.float32, copy=False).reshape(-1)
+        weight = _weights(i, weight)
         if len(weight) != edge_index.shape[1]:
             raise ValueError(
                 f"X[{i}]: edge_weight has {len(weight)} entries for "
@@ -170,7 +212,7 @@ def _from_networkx(i: int, graph: Any, node_attr: str) -> tuple[np.ndarray, tupl
         return feats, _NO_EDGES
     src = np.fromiter((position[u] for u, _, _ in edges), np.int64, len(edges))
     dst = np.fromiter((position[v] for _, v, _ in edges), np.int64, len(edges))
-    weight = np.fromiter((w for _, _, w in edges), np.float32, len(edges))
+    weight = _weights(i, [w for _, _, w in edges])
     return feats, (src, dst, weight)
 
 
@@ -189,9 +231,12 @@ def _from_pair(i: int, pair: tuple) -> tuple[np.ndarray, tuple]:
                 f"for {n} nodes."
             )
         coo = sp.coo_matrix(adj)
-        src, dst, weight = coo.row, coo.col, coo.data
+        src, dst, weight = coo.row, coo.col, _weights(i, coo.data)
     else:
-        adj = _to_numpy(adj)
+        try:
+            adj = _to_numpy(adj)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"X[{i}]: adjacency could not be read as an array: {exc}") from None
         if adj.shape != (n, n):
             raise ValueError(
                 f"X[{i}]: adjacency has shape {adj.shape}, expected ({n}, {n}) "
@@ -200,7 +245,7 @@ def _from_pair(i: int, pair: tuple) -> tuple[np.ndarray, tuple]:
         if not (np.issubdtype(adj.dtype, np.number) or adj.dtype == bool):
             raise TypeError(f"X[{i}]: adjacency must be numeric, got {adj.dtype}.")
         src, dst = np.nonzero(adj)
-        weight = adj[src, dst]
+        weight = _weights(i, adj[src, dst])
     return feats, (
         src.astype(np.int64),
         dst.astype(np.int64),
@@ -225,21 +270,37 @@ def _convert_sample(i: int, sample: Any, node_attr: str) -> tuple[np.ndarray, tu
     )
 
 
+def _rank_error(ndim: int, shape: tuple) -> ValueError:
+    hint = (
+        " Reshape your data either using X.reshape(-1, 1) if your data has a "
+        "single feature or X.reshape(1, -1) if it contains a single sample."
+        if ndim == 1 else ""
+    )
+    return ValueError(
+        f"X is a {ndim}-D array of shape {shape}: pass a 2-D table (n_samples, "
+        "n_features), a list of graphs or a 3-D array (n_samples, n_nodes, "
+        f"n_features) of feature matrices.{hint}"
+    )
+
+
 def _as_sample_sequence(X: Any) -> Sequence:
     if isinstance(X, (np.ndarray, torch.Tensor)) and X.dtype != object:
         arr = _to_numpy(X)
         if arr.ndim == 3:
             return list(arr)
-        raise ValueError(
-            f"X is a {arr.ndim}-D array of shape {arr.shape}: pass a list of graphs "
-            "or a 3-D array (n_samples, n_nodes, n_features) of feature matrices."
-        )
+        raise _rank_error(arr.ndim, arr.shape)
     if isinstance(X, np.ndarray):
         if X.ndim != 1:
             raise ValueError(f"X is an object array of shape {X.shape}; expected 1-D.")
         return list(X)
     if isinstance(X, (list, tuple)):
+        if len(X) and _is_scalar(X[0]):
+            raise _rank_error(1, (len(X),))
         return X
+    if _is_dataframe(X) or (hasattr(X, "__array__") and not hasattr(X, "__getitem__")):
+        arr = np.asarray(X)
+        if arr.dtype != object:
+            return _as_sample_sequence(arr)
     sequence_like = hasattr(X, "__len__") and hasattr(X, "__getitem__")
     if sequence_like and not isinstance(X, (str, bytes, dict)):
         return [X[i] for i in range(len(X))]
@@ -249,13 +310,162 @@ def _as_sample_sequence(X: Any) -> Sequence:
     )
 
 
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, np.void)
+
+
+def _is_row(value: Any) -> bool:
+    """A 1-D array, or a non-empty list/tuple of numbers: one row of a table."""
+    if isinstance(value, (np.ndarray, torch.Tensor)):
+        return value.ndim == 1
+    if isinstance(value, (list, tuple)):
+        return len(value) > 0 and all(_is_scalar(v) for v in value)
+    return False
+
+
+def _is_dataframe(X: Any) -> bool:
+    return (type(X).__module__ or "").startswith("pandas") and getattr(X, "ndim", 0) == 2
+
+
+def is_tabular(X: Any) -> bool:
+    """Whether ``X`` is a table ``(n_samples, n_features)`` rather than graphs.
+
+    A table is a 2-D numpy array (any dtype) or torch tensor, a pandas
+    DataFrame, a :mod:`scipy.sparse` matrix or array, any other object with
+    ``__array__`` and no item access that converts to 2-D, or a list/tuple
+    whose first element is a 1-D row (a 1-D array, or a list/tuple of
+    numbers). A list whose first element is a 2-D matrix, a tuple
+    ``(features, adjacency)``, a ``Data`` or a networkx graph is a list of
+    graphs; so is a 3-D array.
+    """
+    if sp.issparse(X) or _is_dataframe(X):
+        return True
+    if isinstance(X, (np.ndarray, torch.Tensor)):
+        return X.ndim == 2
+    if isinstance(X, (list, tuple)):
+        return len(X) > 0 and _is_row(X[0])
+    if hasattr(X, "__array__") and not hasattr(X, "__getitem__"):
+        return np.asarray(X).ndim == 2
+    return False
+
+
+def _as_table(X: Any) -> np.ndarray:
+    """A checked float32 table from any tabular ``X`` (errors name the row)."""
+    if sp.issparse(X):
+        X = X.toarray()
+    elif _is_dataframe(X):
+        X = X.to_numpy()
+    elif isinstance(X, (list, tuple)):
+        bad = next((i for i, row in enumerate(X) if not _is_row(row)), None)
+        if bad is not None:
+            raise ValueError(
+                f"X[{bad}] is not a 1-D row of numbers, but X[0] is: a list of 1-D rows "
+                "is a table (n_samples, n_features); a list of graphs starts with a graph."
+            )
+        lengths = {len(row) for row in X}
+        if len(lengths) > 1:
+            first = len(X[0])
+            bad = next(i for i, row in enumerate(X) if len(row) != first)
+            raise ValueError(f"X[{bad}] has {len(X[bad])} features, but X[0] has {first}.")
+    try:
+        table = np.asarray(_to_numpy(X) if isinstance(X, torch.Tensor) else X)
+        if table.dtype == object:
+            table = table.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X could not be read as a numeric table: {exc}") from None
+    if not (np.issubdtype(table.dtype, np.number) or table.dtype == bool):
+        raise TypeError(f"X must be numeric, got dtype {table.dtype}.")
+    if np.iscomplexobj(table):
+        raise ValueError("Complex data not supported: X is complex.")
+    if table.shape[0] == 0 or table.shape[1] == 0:
+        raise ValueError(f"X is empty: a table of shape {table.shape}.")
+    table = table.astype(np.float32)
+    bad_rows = ~np.isfinite(table).all(axis=1)
+    if bad_rows.any():
+        raise ValueError(f"X[{int(np.flatnonzero(bad_rows)[0])}] contains NaN or inf.")
+    return table
+
+
+def tabular_graph_set(table: np.ndarray) -> GraphSet:
+    r"""One graph per row of a table: the features are the nodes.
+
+    Sample :math:`i` of a table :math:`X \in \mathbb{R}^{n \times d}` becomes
+    a graph with :math:`d` nodes and no observed edges. Node :math:`j`
+    carries its value in its own slot and the one-hot identity of its feature,
+
+    .. math::
+        h_{ij} = \left[\, X_{ij}\, e_j \;\Vert\; e_j \,\right] \in \mathbb{R}^{2d},
+
+    so a linear layer on :math:`h_{ij}` gives feature :math:`j` its own value
+    weight and its own bias, the structure learner can tell features apart
+    when it relates them, and the feature mask :math:`M` has one entry per
+    feature's value (first :math:`d`) and per feature's identity (last
+    :math:`d`).
+
+    Parameters
+    ----------
+    table : array-like of shape (n_samples, n_features)
+        Finite numeric values.
+
+    Returns
+    -------
+    GraphSet
+        ``n_samples`` graphs of ``n_features`` nodes each, node width
+        ``2 * n_features``, no edges.
+    """
+    table = np.asarray(table, dtype=np.float32)
+    n, d = table.shape
+    eye = np.eye(d, dtype=np.float32)
+    x = np.empty((n, d, 2 * d), dtype=np.float32)
+    x[:, :, :d] = table[:, :, None] * eye
+    x[:, :, d:] = eye
+    node_ptr = np.arange(n + 1, dtype=np.int64) * d
+    return GraphSet(
+        x.reshape(n * d, 2 * d),
+        node_ptr,
+        np.zeros((2, 0), dtype=np.int64),
+        np.zeros(0, dtype=np.float32),
+        np.zeros(n + 1, dtype=np.int64),
+    )
+
+
+def _node_count(sample: Any) -> int | None:
+    """The node count of a sample, read without converting it (None if unknown)."""
+    module = type(sample).__module__ or ""
+    if module.startswith("networkx"):
+        return sample.number_of_nodes()
+    if module.startswith("torch_geometric"):
+        sample = getattr(sample, "x", None)
+    elif isinstance(sample, tuple) and sample:
+        sample = sample[0]
+    shape = getattr(sample, "shape", None)
+    if shape is None and isinstance(sample, list):
+        return len(sample)
+    return int(shape[0]) if shape is not None and len(shape) >= 1 else None
+
+
+def _check_size(i: int, n_nodes: int | None, max_nodes: int | None) -> None:
+    if max_nodes is not None and n_nodes is not None and n_nodes > max_nodes:
+        raise ValueError(
+            f"X[{i}] has {n_nodes} nodes, more than max_nodes={max_nodes}: the model "
+            f"builds dense {n_nodes} x {n_nodes} matrices per graph. Raise max_nodes "
+            "(None = no limit) if the memory is there."
+        )
+
+
 def _first_bad(ptr: np.ndarray, bad_rows: np.ndarray) -> int:
     """Index of the graph that owns the first True entry of ``bad_rows``."""
     row = int(np.flatnonzero(bad_rows)[0])
     return int(np.searchsorted(ptr, row, side="right") - 1)
 
 
-def to_graph_set(X: Any, *, node_attr: str = "x", n_features: int | None = None) -> GraphSet:
+def to_graph_set(
+    X: Any,
+    *,
+    node_attr: str = "x",
+    n_features: int | None = None,
+    max_nodes: int | None = None,
+) -> GraphSet:
     """Convert a sequence of samples into a :class:`GraphSet`.
 
     Parameters
@@ -266,6 +476,10 @@ def to_graph_set(X: Any, *, node_attr: str = "x", n_features: int | None = None)
         Node attribute holding the features of networkx graphs.
     n_features : int, optional
         Node feature width the samples must have (the one seen in ``fit``).
+    max_nodes : int, optional
+        Largest accepted node count of a graph, checked on each sample
+        before it is converted (so before any ``N × N`` array is built
+        from it); ``None`` accepts any size.
 
     Returns
     -------
@@ -279,13 +493,29 @@ def to_graph_set(X: Any, *, node_attr: str = "x", n_features: int | None = None)
         With the index of the offending sample: empty ``X``, a graph with
         0 nodes, NaN or infinite features, differing feature widths,
         an adjacency that is not ``(n, n)``, an edge index out of range,
-        negative or non-finite edge weights, or an unsupported sample type.
+        negative or non-finite edge weights, complex values or values
+        beyond the float32 range, a graph with more than ``max_nodes``
+        nodes, or an unsupported sample type.
+
+    Notes
+    -----
+    A table ``(n_samples, n_features)`` (see :func:`is_tabular`) goes to
+    :func:`tabular_graph_set`; ``n_features`` is then its column count.
     """
+    if is_tabular(X):
+        table = _as_table(X)
+        if n_features is not None and table.shape[1] != n_features:
+            raise ValueError(
+                f"X has {table.shape[1]} features, but the data seen in fit has {n_features}."
+            )
+        _check_size(0, table.shape[1], max_nodes)
+        return tabular_graph_set(table)
     samples = _as_sample_sequence(X)
     if len(samples) == 0:
         raise ValueError("X is empty: at least one graph is needed.")
     feats_list, src_list, dst_list, w_list = [], [], [], []
     for i, sample in enumerate(samples):
+        _check_size(i, _node_count(sample), max_nodes)
         feats, (src, dst, weight) = _convert_sample(i, sample, node_attr)
         expected = feats_list[0].shape[1] if feats_list else n_features
         if expected is not None and feats.shape[1] != expected:

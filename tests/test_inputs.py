@@ -416,18 +416,26 @@ def test_error_X_not_a_sequence(X):
 
 
 @pytest.mark.parametrize(
-    "X",
-    [X3, torch.as_tensor(X3), np.zeros(5), np.zeros((2, 3, 4, 5))],
-    ids=["2d-numpy", "2d-torch", "1d", "4d"],
+    "X", [np.zeros(5), [1.0, 2.0], np.zeros((2, 3, 4, 5))], ids=["1d", "1d-list", "4d"]
 )
 def test_error_numeric_array_of_wrong_rank_as_X(X):
-    with pytest.raises(ValueError, match=rf"X is a {X.ndim}-D array"):
+    with pytest.raises(ValueError, match=rf"X is a {np.ndim(X)}-D array"):
         to_graph_set(X)
 
 
+@pytest.mark.parametrize("X", [X3, torch.as_tensor(X3)], ids=["2d-numpy", "2d-torch"])
+def test_two_d_array_is_a_table_of_feature_graphs(X):
+    graphs = to_graph_set(X)
+    assert len(graphs) == X3.shape[0] and set(graphs.sizes) == {X3.shape[1]}
+    assert graphs.n_features == 2 * X3.shape[1] and graphs.edge_index.shape == (2, 0)
+
+
 def test_error_two_d_object_array_as_X():
-    X = np.empty((2, 2), dtype=object)
-    with pytest.raises(ValueError, match=r"X is an object array of shape \(2, 2\)"):
+    X = np.empty((2, 2), dtype=object)  # None entries read as NaN, as sklearn does
+    with pytest.raises(ValueError, match=r"X\[0\] contains NaN or inf"):
+        to_graph_set(X)
+    X = np.array([[1.0, 2.0], [3.0, "a"]], dtype=object)
+    with pytest.raises(TypeError, match="X could not be read as a numeric table"):
         to_graph_set(X)
 
 
