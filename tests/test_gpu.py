@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from sk_vibgsl import VIBGSLClassifier
+from sk_vibgsl.nn.model import VIBGSLModule
 
 pytestmark = [
     pytest.mark.gpu,
@@ -39,3 +44,108 @@ def test_cuda_model_predicts_the_same_on_cpu(graphs):
     assert np.allclose(clf.predict_proba(X), on_gpu, atol=1e-4)
     restored = pickle.loads(pickle.dumps(clf))
     assert np.allclose(restored.predict_proba(X), on_gpu, atol=1e-4)
+
+
+# --------------------------------------------------------------------------- #
+# Issue 6: transfers once per batch, bf16 on the GPU, a GPU model on a CPU host
+# --------------------------------------------------------------------------- #
+class _DeviceProbeModule(VIBGSLModule):
+    """Records the device and batch size of every forward call's inputs."""
+
+    seen: list[tuple[str, str, int]] = []
+
+    def forward(self, x, mask, adj=None):
+        _DeviceProbeModule.seen.append((x.device.type, mask.device.type, x.shape[0]))
+        return super().forward(x, mask, adj)
+
+
+def test_inputs_move_to_the_gpu_once_per_batch(graphs, monkeypatch):
+    """Batches are built on the host in one step and moved by one ``to_tensor``
+    call per batch (skorch's, for the whole dict): no per-graph transfers."""
+    import skorch.net
+
+    X, y = graphs
+    clf = VIBGSLClassifier(_DeviceProbeModule, device="cuda", max_epochs=1, random_state=0)
+    clf.fit(X, y)
+    moves = []
+    real_to_tensor = skorch.net.to_tensor
+
+    def counting_to_tensor(value, device, **kwargs):
+        moves.append(type(value).__name__)
+        return real_to_tensor(value, device=device, **kwargs)
+
+    monkeypatch.setattr(skorch.net, "to_tensor", counting_to_tensor)
+    _DeviceProbeModule.seen.clear()
+    proba = clf.predict_proba(X)
+    n_batches = len(clf.get_iterator(clf._sorted_view(X)[0], training=False))
+    assert len(_DeviceProbeModule.seen) == n_batches
+    assert all(dx == dm == "cuda" for dx, dm, _ in _DeviceProbeModule.seen)
+    assert sum(b for _, _, b in _DeviceProbeModule.seen) == len(X)
+    assert moves == ["dict"] * n_batches
+    assert isinstance(proba, np.ndarray) and proba.dtype == np.float32
+    batch, _ = clf.get_dataset(X)[0]
+    assert batch["x"].device.type == "cpu"  # built on the host, moved per batch
+
+
+@pytest.mark.skipif(
+    not (torch.cuda.is_available() and torch.cuda.is_bf16_supported()),
+    reason="needs a CUDA device with bfloat16",
+)
+def test_bf16_on_cuda(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(
+        device="cuda", precision="bf16", max_epochs=20, random_state=0
+    ).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.dtype == np.float32 and np.allclose(proba.sum(1), 1, atol=1e-5)
+    assert all(np.isfinite(clf.history[:, "train_loss"]))
+    reference = VIBGSLClassifier(device="cuda", max_epochs=20, random_state=0).fit(X, y)
+    assert clf.score(X, y) >= reference.score(X, y) - 0.1
+
+
+def test_cuda_pickle_predicts_on_a_cpu_only_host(graphs, tmp_path):
+    """A GPU-fitted model, pickled as is, loads and predicts where CUDA is hidden."""
+    X, y = graphs
+    clf = VIBGSLClassifier(device="cuda", max_epochs=5, random_state=0).fit(X, y)
+    on_gpu = clf.predict_proba(X)
+    (tmp_path / "model.pkl").write_bytes(pickle.dumps(clf))
+    (tmp_path / "X.pkl").write_bytes(pickle.dumps(X))
+    code = (
+        "import pickle, sys, warnings, numpy as np, torch\n"
+        "assert not torch.cuda.is_available()\n"
+        "d = sys.argv[1]\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore')\n"
+        "    clf = pickle.load(open(d + '/model.pkl', 'rb'))\n"
+        "assert str(clf.device) == 'cpu' and not next(clf.module_.parameters()).is_cuda\n"
+        "X = pickle.load(open(d + '/X.pkl', 'rb'))\n"
+        "np.save(d + '/proba.npy', clf.predict_proba(X))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert np.allclose(np.load(tmp_path / "proba.npy"), on_gpu, atol=1e-4)
+
+
+def test_cuda_save_params_load_params_on_cpu(graphs, tmp_path):
+    """save_params on the GPU, load_params into a fresh ``device="cpu"`` net."""
+    from sklearn.base import clone
+
+    X, y = graphs
+    clf = VIBGSLClassifier(device="cuda", max_epochs=5, random_state=0).fit(X, y)
+    on_gpu = clf.predict_proba(X)
+    files = {"f_params": str(tmp_path / "p.pt"), "f_optimizer": str(tmp_path / "o.pt"),
+             "f_history": str(tmp_path / "h.json")}
+    clf.save_params(**files)
+    cpu = clone(clf).set_params(
+        device="cpu", classes=clf.classes_, module__in_channels=clf.n_node_features_
+    ).initialize()
+    cpu.load_params(**files)
+    assert not next(cpu.module_.parameters()).is_cuda
+    assert np.allclose(cpu.predict_proba(X), on_gpu, atol=1e-4)
+    assert len(cpu.history) == 5
