@@ -107,8 +107,9 @@ class VIBGSLClassifier(NeuralNetClassifier):
         Largest accepted graph (node count). A larger graph is refused with a
         ``ValueError`` naming it when ``X`` is converted, before any dense
         ``N × N`` tensor exists (a training step on one graph of ``N`` nodes
-        took about ``60 N²`` bytes on CPU, measured at ``N = 2000``: some 6 GB
-        at ``N = 10 000``). ``None`` accepts any size.
+        raised peak memory by 15–35 ``N²`` bytes on CPU, measured at
+        ``N = 1000 … 3000`` with ``batch_size=1``: some 2–3 GB at
+        ``N = 10 000``). ``None`` accepts any size.
     random_state : int, optional
         Seeds the weight initialisation, the batch order and (by seeding
         torch's global generator when ``fit`` starts) the training noise:
