@@ -28,6 +28,13 @@ def main(argv: list[str] | None = None) -> float:
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads per fit (torch_threads); on a machine shared with other "
+        "work, at most the number of free cores",
+    )
     args = parser.parse_args(argv)
 
     torch.set_num_threads(max(1, torch.get_num_threads() // args.n_jobs))
@@ -45,6 +52,7 @@ def main(argv: list[str] | None = None) -> float:
             beta=args.beta,
             max_epochs=args.epochs,
             random_state=args.seed,
+            torch_threads=args.threads,
         ),
     )
     cv = StratifiedKFold(args.folds, shuffle=True, random_state=args.seed)

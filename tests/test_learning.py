@@ -24,7 +24,7 @@ def test_mutag_clearly_above_chance_after_a_short_fit():
 
 
 def test_main_job_runs_end_to_end(capsys):
-    mean = main(["--dataset", "MUTAG", "--epochs", "2", "--folds", "2"])
+    mean = main(["--dataset", "MUTAG", "--epochs", "2", "--folds", "2", "--threads", "1"])
     out = capsys.readouterr().out
     assert "2-fold CV of VIB-GSL" in out
     assert "MUTAG accuracy:" in out and "±" in out
