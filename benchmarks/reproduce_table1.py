@@ -197,6 +197,8 @@ def plan(args) -> list[dict]:
     config = {k: getattr(args, k if k != "n_folds" else "folds") for k in CONFIG_KEYS}
     units = []
     for protocol in args.protocols:
+        # patience belongs to the paper protocol: a fair unit's key never has it
+        unit_config = {**config, "patience": None} if protocol == "fair" else config
         for dataset in args.datasets:
             for backbone in args.backbones:
                 for structure in [s for s in (False, True) if learners_of(s) in args.learners]:
@@ -204,7 +206,7 @@ def plan(args) -> list[dict]:
                         for fold in range(args.folds):
                             units.append(dict(protocol=protocol, dataset=dataset,
                                               backbone=backbone, structure=structure,
-                                              beta=beta, fold=fold, **config))
+                                              beta=beta, fold=fold, **unit_config))
     return units
 
 

@@ -113,3 +113,17 @@ def test_reproduce_table1_ablation_overrides_and_learners(tmp_path):
     old_record = {k: v for k, v in unit.items() if k != "overrides"}
     assert rt.unit_key(old_record) == rt.unit_key(unit)
     assert rt.unit_key(old_record) not in {rt.unit_key(u) for u in units}
+
+
+def test_reproduce_table1_fair_units_ignore_patience(tmp_path):
+    """``--patience`` is the paper protocol's: one report covers fair units run without it."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import reproduce_table1 as rt
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    args = rt.parse(["--quick", "--results-dir", str(tmp_path), "--patience", "5",
+                     "--protocols", "fair", "paper"])
+    units = rt.plan(args)
+    assert {u["patience"] for u in units if u["protocol"] == "fair"} == {None}
+    assert {u["patience"] for u in units if u["protocol"] == "paper"} == {5}
