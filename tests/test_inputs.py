@@ -274,6 +274,56 @@ def test_zero_weight_entries_are_dropped():
     assert _edges(to_graph_set([g]), 0) == [(1, 2, 1.0), (2, 1, 1.0)]
 
 
+def _random_graphs(rng: np.random.Generator, n_graphs: int) -> list[Data]:
+    """Directed, duplicated, zero- and self-weighted edges; some graphs edgeless."""
+    graphs = []
+    for _ in range(n_graphs):
+        n = int(rng.integers(1, 9))
+        m = int(rng.integers(0, 3 * n))
+        weight = rng.choice([0.0, 0.5, 1.0, 2.0], size=m).astype(np.float32)
+        graphs.append(
+            Data(
+                x=torch.as_tensor(rng.normal(size=(n, 3)), dtype=torch.float32),
+                edge_index=torch.as_tensor(rng.integers(0, n, size=(2, m))),
+                edge_weight=torch.as_tensor(weight),
+            )
+        )
+    return graphs
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 17])
+def test_chunked_coalescing_equals_one_step(monkeypatch, chunk):
+    """Edges are coalesced a chunk of graphs at a time (to bound memory); the
+    result must not depend on where the chunks fall."""
+    graphs = _random_graphs(np.random.default_rng(chunk), 40)
+    whole = to_graph_set(graphs)
+    monkeypatch.setattr(_inputs, "_CHUNK_EDGES", chunk)
+    parts = to_graph_set(graphs)
+    _check_invariants(parts)
+    for field in ("x", "node_ptr", "edge_index", "edge_weight", "edge_ptr"):
+        np.testing.assert_array_equal(getattr(parts, field), getattr(whole, field))
+    # and against a per-graph reference: symmetric, max weight, zeros dropped
+    for i, g in enumerate(graphs):
+        ref: dict[tuple[int, int], float] = {}
+        for (u, v), w in zip(g.edge_index.T.tolist(), g.edge_weight.tolist()):
+            if w > 0:
+                for key in ((u, v), (v, u)):
+                    ref[key] = max(ref.get(key, 0.0), w)
+        assert _edges(parts, i) == [(u, v, w) for (u, v), w in sorted(ref.items())]
+
+
+def test_chunked_coalescing_names_the_sample_with_a_bad_weight(monkeypatch):
+    monkeypatch.setattr(_inputs, "_CHUNK_EDGES", 2)
+    graphs = _random_graphs(np.random.default_rng(0), 30)
+    graphs[23] = Data(
+        x=torch.ones(3, 3),
+        edge_index=torch.tensor([[0, 1], [1, 2]]),
+        edge_weight=torch.tensor([1.0, -1.0]),
+    )
+    with pytest.raises(ValueError, match=r"^X\[23\]: negative edge weight"):
+        to_graph_set(graphs)
+
+
 # ---------------------------------------------------------------------------
 # errors
 # ---------------------------------------------------------------------------
