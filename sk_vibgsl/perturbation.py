@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
 from typing import Any
 
@@ -105,7 +106,7 @@ def _with_edges(sample: Any, n: int, src, dst, weight, loops: np.ndarray) -> Any
         both_dst = np.concatenate([dst, src, loop_nodes])
         both_w = np.concatenate([weight, weight, loop_weights])
         order = np.lexsort((both_dst, both_src))
-        out = sample.clone()
+        out = copy.copy(sample)  # shares x; the edge attributes are replaced
         out.edge_index = torch.as_tensor(np.stack([both_src, both_dst])[:, order])
         if getattr(sample, "edge_weight", None) is not None:
             out.edge_weight = torch.as_tensor(both_w[order])

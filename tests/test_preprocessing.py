@@ -207,6 +207,16 @@ def test_inputs_are_left_untouched():
     np.testing.assert_array_equal(pair[0], PATH_X)
 
 
+def test_pyg_output_shares_edges_and_owns_its_features():
+    """A shallow copy, as PyG's transforms make: no copy of the edges."""
+    data = _path_data()
+    out = DegreeFeatures(mode="onehot").fit_transform([data])[0]
+    assert out is not data
+    assert out.edge_index.data_ptr() == data.edge_index.data_ptr()
+    out.x[0, 0] = 99.0  # writing the new features leaves the input alone
+    np.testing.assert_array_equal(data.x.numpy(), PATH_X)
+
+
 def test_networkx_output_uses_custom_node_attr():
     g = nx.from_numpy_array(PATH_ADJ)
     for node in g.nodes:
