@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import shutil
 import urllib.error
@@ -296,6 +297,20 @@ def test_bundled_imdb_binary(tmp_path, monkeypatch):
         assert len(edges) == g.edge_index.shape[1]
         assert edges == {(v, u) for u, v in edges}
         assert g.edge_index.min() >= 0 and g.edge_index.max() < g.num_nodes
+
+
+def test_each_loaded_graph_owns_its_arrays(tmp_path, monkeypatch):
+    """A graph pickles with its own edges only: torch pickles a view with its
+    whole storage, so views of one dataset-wide buffer would make every graph
+    sent to a joblib worker carry the entire dataset."""
+    monkeypatch.setenv("SK_VIBGSL_DATA", str(tmp_path))
+    graphs, _ = load_mutag(return_X_y=True)
+    for g in graphs[:20]:
+        own = g.edge_index.numel() * 8 + g.x.numel() * 4
+        assert g.edge_index.untyped_storage().nbytes() == g.edge_index.numel() * 8
+        assert g.x.untyped_storage().nbytes() == g.x.numel() * 4
+        assert len(pickle.dumps(g)) < own + 4096
+        assert g.edge_index.is_contiguous()
 
 
 def test_imdb_multi_from_the_shared_folder(shared):

@@ -281,11 +281,12 @@ def _build_graphs(
         raise ValueError(f"{name}_A.txt: node ids must lie in 1..{n_nodes}")
     # One int64 key per directed edge: sorting it drops duplicate lines and
     # orders the edges by (source, target), hence by graph.
-    pairs = edges.reshape(-1, 2)
-    key = (pairs[:, 0] - 1) * n_nodes + (pairs[:, 1] - 1)
+    key = edges.reshape(-1, 2) @ np.array([n_nodes, 1], dtype=np.int64)
+    key -= n_nodes + 1  # 1-based (u, v) -> (u - 1) * n_nodes + (v - 1)
+    del edges  # the caller hands over its only reference
     key.sort()
-    if key.size:
-        key = key[np.concatenate(([True], key[1:] != key[:-1]))]
+    if key.size and not (distinct := key[1:] != key[:-1]).all():
+        key = key[np.concatenate(([True], distinct))]
     src, dst = np.divmod(key, n_nodes) if n_nodes else (key, key)
     del key
     edge_graph = graph[src]
@@ -293,13 +294,19 @@ def _build_graphs(
         raise ValueError(f"{name}_A.txt: some edges join nodes of different graphs")
     edge_ptr = np.searchsorted(edge_graph, np.arange(n_graphs + 1))
     offset = node_ptr[edge_graph]
-    local = np.stack([src - offset, dst - offset])
-    del src, dst, offset, edge_graph
-
+    del edge_graph
+    src -= offset
+    dst -= offset
+    del offset
+    # Each graph gets arrays of its own (not views of one big buffer: torch
+    # pickles a view with its whole storage, so one graph sent to a joblib
+    # worker would carry the edges of the entire dataset).
     return [
         Data(
             x=torch.from_numpy(x[node_ptr[i] : node_ptr[i + 1]].copy()),
-            edge_index=torch.from_numpy(local[:, edge_ptr[i] : edge_ptr[i + 1]].copy()),
+            edge_index=torch.from_numpy(
+                np.stack([src[edge_ptr[i] : edge_ptr[i + 1]], dst[edge_ptr[i] : edge_ptr[i + 1]]])
+            ),
         )
         for i in range(n_graphs)
     ]
@@ -335,7 +342,7 @@ def _read_dataset(path: Path, name: str) -> tuple[list[Data], np.ndarray, str | 
             features.append(block.astype(np.float32) if dtype is np.float64 else _one_hot(block))
         x = np.hstack(features) if features else np.zeros((n_nodes, 0), dtype=np.float32)
 
-        graphs = _build_graphs(name, parsed["A"], graph_indicator, target.size, x)
+        graphs = _build_graphs(name, parsed.pop("A"), graph_indicator, target.size, x)
         readme = source.read_text("README.txt")
     finally:
         source.close()
