@@ -372,16 +372,17 @@ def main(argv=None) -> None:
 
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(worker)(u, args, threads) for u in todo)
-    with runs.open("a") as fh:
-        for record in jobs:
+    for record in jobs:
+        # Open per record: a file replaced while a long run goes on (a git
+        # checkout, a sync) must not swallow the results that follow.
+        with runs.open("a") as fh:
             fh.write(json.dumps(record) + "\n")
-            fh.flush()
-            done[unit_key(record)] = record
-            print(f"{record['protocol']} {record['dataset']} {record['backbone']} "
-                  f"structure={record['structure']} beta={record['beta']} "
-                  f"fold={record['fold']}: {record['test_acc']:.1f}% "
-                  f"({record['seconds']:.1f} s, {record.get('epochs_run', '-')} epochs)",
-                  flush=True)
+        done[unit_key(record)] = record
+        print(f"{record['protocol']} {record['dataset']} {record['backbone']} "
+              f"structure={record['structure']} beta={record['beta']} "
+              f"fold={record['fold']}: {record['test_acc']:.1f}% "
+              f"({record['seconds']:.1f} s, {record.get('epochs_run', '-')} epochs)",
+              flush=True)
     wanted = {unit_key(u) for u in units}
     records = [r for k, r in done.items() if k in wanted]
     meta = {
