@@ -562,7 +562,8 @@ class _EdgeChunks:
     ``_CHUNK_EDGES`` of them) are validated, symmetrised and deduplicated
     together; only the coalesced result of each chunk is kept. The
     temporaries of sorting stay bounded by the chunk, not by the dataset
-    (COLLAB's 24.6 M edges needed 3.4 GB of them in one step).
+    (in one step, COLLAB's 24.6 M edges peaked 3.4 GB above the start for a
+    1.2 GB result; see ``benchmarks/memory_inputs.py``).
     """
 
     def __init__(self) -> None:
