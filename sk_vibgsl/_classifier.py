@@ -12,9 +12,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from skorch import NeuralNetClassifier
 from skorch.callbacks import EpochTimer, PassthroughScoring, PrintLog
+from skorch.utils import to_tensor
 from torch.utils.data import Subset
 
-from ._batching import GraphDataset, GraphLoader, _base_and_positions
+from ._batching import GraphDataset, GraphLoader, _base_and_positions, densify_adjacency
 from ._inputs import GraphSet, is_tabular, tabular_graph_set, to_graph_set
 from ._precision import autocast, check_precision
 from ._threads import (
@@ -405,8 +406,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self._torch_threads_saved = None
 
     def infer(self, x, **fit_params):
-        """skorch's forward step; with ``precision="bf16"`` under bfloat16
-        autocast, its outputs cast back to float32 for the loss."""
+        """skorch's forward step, after the batch is moved to the device
+        (once, as a whole) and its observed edges are made a dense adjacency
+        there; with ``precision="bf16"`` under bfloat16 autocast, its outputs
+        cast back to float32 for the loss."""
+        x = densify_adjacency(to_tensor(x, device=self.device))
         if self.precision == "32":
             return super().infer(x, **fit_params)
         device_type = next(self.module_.parameters()).device.type
@@ -635,7 +639,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         out: list[tuple[np.ndarray, np.ndarray]] = []
         with torch.no_grad():
             for batch, _ in loader:
-                batch = {k: v.to(self.device) for k, v in batch.items()}
+                batch = densify_adjacency(to_tensor(batch, device=self.device))
                 x_ib, adj = self.module_.ib_graph(**batch)
                 sizes = batch["mask"].sum(-1).tolist()
                 for b, n in enumerate(sizes):

@@ -7,7 +7,12 @@ import pytest
 import torch
 from torch.utils.data import Subset
 
-from sk_vibgsl._batching import GraphDataset, GraphLoader, size_bucketed_batches
+from sk_vibgsl._batching import (
+    GraphDataset,
+    GraphLoader,
+    densify_adjacency,
+    size_bucketed_batches,
+)
 from sk_vibgsl._inputs import to_graph_set
 
 SIZES = [3, 7, 1, 5, 4, 2, 6, 3, 8, 5, 2, 4]
@@ -58,7 +63,8 @@ def test_batch_adjacency_is_padded_dense_adjacency():
     gs, X = _make_graph_set()
     ds = GraphDataset(gs, with_adjacency=True)
     ids = [0, 8, 4, 2, 6]
-    batch, _ = ds.__getitems__(ids)
+    batch = densify_adjacency(ds.__getitems__(ids)[0])
+    assert set(batch) == {"x", "mask", "adj"}
     n_max = max(SIZES[i] for i in ids)
     assert batch["adj"].shape == (5, n_max, n_max)
     for row, i in enumerate(ids):
@@ -68,6 +74,47 @@ def test_batch_adjacency_is_padded_dense_adjacency():
         np.testing.assert_array_equal(batch["adj"][row].numpy(), expected)
         # ... which is the (already symmetric) input adjacency
         np.testing.assert_array_equal(batch["adj"][row, :n, :n].numpy(), X[i][1])
+
+
+def _cycles_and_cliques(sizes, clique: bool):
+    """Weighted cycles (sparse: 2n of n² entries) or cliques (dense)."""
+    out = []
+    for k, n in enumerate(sizes):
+        adj = np.zeros((n, n), np.float32)
+        if clique:
+            adj[:] = 1 + k
+            np.fill_diagonal(adj, 0)
+        else:
+            nodes = np.arange(n)
+            adj[nodes, (nodes + 1) % n] = adj[(nodes + 1) % n, nodes] = 1 + k
+        out.append((np.ones((n, 2), np.float32), adj))
+    return to_graph_set(out)
+
+
+@pytest.mark.parametrize("clique", [False, True], ids=["sparse", "dense"])
+def test_the_adjacency_travels_in_the_smaller_form(clique):
+    """Sparse graphs: a (B, E) edge list with int32 positions (12 of 900
+    pairs per 30-node cycle); dense graphs: the B x N x N adjacency itself."""
+    sizes = [30, 25, 28]
+    gs = _cycles_and_cliques(sizes, clique)
+    batch, _ = GraphDataset(gs, with_adjacency=True).__getitems__([0, 1, 2])
+    n_edges = [len(gs.graph(i)[2]) for i in range(3)]
+    if clique:
+        assert set(batch) == {"x", "mask", "adj"}
+        assert densify_adjacency(batch) is batch
+    else:
+        assert set(batch) == {"x", "mask", "adj_index", "adj_weight"}
+        assert batch["adj_index"].dtype == torch.int32
+        # one row per graph: skorch sizes a batch by its values' first axis
+        assert batch["adj_index"].shape == batch["adj_weight"].shape == (3, max(n_edges))
+        assert [int((row > 0).sum()) for row in batch["adj_weight"]] == n_edges
+        sparse_bytes = sum(v.numel() * v.element_size() for v in batch.values())
+        batch = densify_adjacency(batch)
+        dense_bytes = sum(v.numel() * v.element_size() for v in batch.values())
+        assert sparse_bytes < dense_bytes / 3
+    for b, n in enumerate(sizes):
+        np.testing.assert_array_equal(batch["adj"][b, :n, :n].numpy(), gs.dense_adjacency(b))
+        assert not batch["adj"][b, n:].any() and not batch["adj"][b, :, n:].any()
 
 
 def test_batch_without_adjacency_has_no_adj_key():
@@ -87,9 +134,15 @@ def test_batch_without_labels_gives_zero_targets_and_getitem_is_a_batch_of_one()
     assert len(ds) == len(SIZES)
 
 
+def test_densify_adjacency_leaves_a_batch_without_edges_list_alone():
+    gs, _ = _make_graph_set()
+    batch, _ = GraphDataset(gs, with_adjacency=False).__getitems__([0, 1])
+    assert densify_adjacency(batch) is batch
+
+
 def test_batch_of_graphs_with_no_edges():
     gs = to_graph_set([np.ones((2, 1)), np.ones((4, 1))])
-    batch, _ = GraphDataset(gs).__getitems__([0, 1])
+    batch = densify_adjacency(GraphDataset(gs).__getitems__([0, 1])[0])
     assert batch["adj"].shape == (2, 4, 4)
     assert torch.all(batch["adj"] == 0)
     np.testing.assert_array_equal(batch["mask"].sum(1).numpy(), [2, 4])

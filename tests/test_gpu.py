@@ -52,36 +52,51 @@ def test_cuda_model_predicts_the_same_on_cpu(graphs):
 class _DeviceProbeModule(VIBGSLModule):
     """Records the device and batch size of every forward call's inputs."""
 
-    seen: list[tuple[str, str, int]] = []
+    seen: list[tuple[str, str, str | None, int]] = []
 
     def forward(self, x, mask, adj=None):
-        _DeviceProbeModule.seen.append((x.device.type, mask.device.type, x.shape[0]))
+        adj_device = None if adj is None else adj.device.type
+        _DeviceProbeModule.seen.append((x.device.type, mask.device.type, adj_device, x.shape[0]))
         return super().forward(x, mask, adj)
 
 
-def test_inputs_move_to_the_gpu_once_per_batch(graphs, monkeypatch):
+@pytest.mark.parametrize("structure_mix", [0.0, 0.5])
+def test_inputs_move_to_the_gpu_once_per_batch(graphs, monkeypatch, structure_mix):
     """Batches are built on the host in one step and moved by one ``to_tensor``
-    call per batch (skorch's, for the whole dict): no per-graph transfers."""
-    import skorch.net
+    call per batch (for the whole dict): no per-graph transfers. The observed
+    edges of sparse graphs travel as an edge list, made dense on the GPU."""
+    import sk_vibgsl._classifier as classifier_module
 
     X, y = graphs
-    clf = VIBGSLClassifier(_DeviceProbeModule, device="cuda", max_epochs=1, random_state=0)
+    clf = VIBGSLClassifier(
+        _DeviceProbeModule, device="cuda", structure_mix=structure_mix, max_epochs=1,
+        random_state=0,
+    )
     clf.fit(X, y)
     moves = []
-    real_to_tensor = skorch.net.to_tensor
+    real_to_tensor = classifier_module.to_tensor
 
     def counting_to_tensor(value, device, **kwargs):
-        moves.append(type(value).__name__)
+        moves.append(sorted(value) if isinstance(value, dict) else type(value).__name__)
         return real_to_tensor(value, device=device, **kwargs)
 
-    monkeypatch.setattr(skorch.net, "to_tensor", counting_to_tensor)
+    monkeypatch.setattr(classifier_module, "to_tensor", counting_to_tensor)
     _DeviceProbeModule.seen.clear()
     proba = clf.predict_proba(X)
     n_batches = len(clf.get_iterator(clf._sorted_view(X)[0], training=False))
     assert len(_DeviceProbeModule.seen) == n_batches
-    assert all(dx == dm == "cuda" for dx, dm, _ in _DeviceProbeModule.seen)
-    assert sum(b for _, _, b in _DeviceProbeModule.seen) == len(X)
-    assert moves == ["dict"] * n_batches
+    observed = "cuda" if structure_mix > 0 else None
+    assert all(
+        dx == dm == "cuda" and da == observed for dx, dm, da, _ in _DeviceProbeModule.seen
+    )
+    assert sum(b for *_, b in _DeviceProbeModule.seen) == len(X)
+    # the observed graph travels as an edge list or, for dense graphs, dense
+    allowed = (
+        [["adj", "mask", "x"], ["adj_index", "adj_weight", "mask", "x"]]
+        if structure_mix > 0
+        else [["mask", "x"]]
+    )
+    assert len(moves) == n_batches and all(keys in allowed for keys in moves)
     assert isinstance(proba, np.ndarray) and proba.dtype == np.float32
     batch, _ = clf.get_dataset(X)[0]
     assert batch["x"].device.type == "cpu"  # built on the host, moved per batch

@@ -18,6 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from torch_geometric.data import Data
 
 from sk_vibgsl import DegreeFeatures, NodeFeatureTransformer, VIBGSLClassifier
+from sk_vibgsl.nn.model import VIBGSLModule
 
 FAST = dict(max_epochs=3, batch_size=16, random_state=0)
 
@@ -274,3 +275,35 @@ def test_partial_fit_continues_and_refuses_other_sizes(graphs):
     # a plain fit starts over and may change sizes
     clf.fit([np.ones((3, 5))] * 4, [0, 1, 0, 1])
     assert clf.n_features_in_ == 5
+
+
+class _AdjacencyProbe(VIBGSLModule):
+    """Records the observed adjacency each forward call receives."""
+
+    seen: list[torch.Tensor] = []
+
+    def forward(self, x, mask, adj=None):
+        _AdjacencyProbe.seen.append((mask.clone(), None if adj is None else adj.clone()))
+        return super().forward(x, mask, adj)
+
+
+def test_the_module_receives_the_observed_adjacency_dense_and_padded():
+    """Batches carry the edge list; the classifier makes it the dense
+    ``(B, N, N)`` adjacency on its device before calling the module."""
+    X, y = make_graphs(12, seed=3)
+    clf = VIBGSLClassifier(_AdjacencyProbe, structure_mix=1.0, **{**FAST, "batch_size": 5})
+    clf.fit(X, y)
+    _AdjacencyProbe.seen.clear()
+    clf.predict_proba(X)
+    by_size: dict[int, list[np.ndarray]] = {}
+    for mask, adj in _AdjacencyProbe.seen:
+        assert adj is not None and adj.shape == (len(mask), mask.shape[1], mask.shape[1])
+        for m, a in zip(mask, adj):
+            n = int(m.sum())
+            assert not a[n:].any() and not a[:, n:].any()  # zero on padding
+            by_size.setdefault(n, []).append(a[:n, :n].numpy())
+    seen = sum(len(v) for v in by_size.values())
+    assert seen == len(X)
+    for feats, adj in X:  # every input adjacency arrives, exactly
+        candidates = by_size[len(feats)]
+        assert any(np.array_equal(c, adj.astype(np.float32)) for c in candidates)
