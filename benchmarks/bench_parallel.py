@@ -42,6 +42,7 @@ import numpy as np
 import sklearn
 import skorch
 import torch
+from _machine import cpu_model  # benchmarks/_machine.py
 from joblib import Parallel, delayed
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import make_pipeline
@@ -131,16 +132,6 @@ def run(args) -> dict:
         config["median_s"] = statistics.median(config["times_s"])
         config["speedup_vs_first"] = round(base / config["median_s"], 3)
     return {"meta": meta(args, n_cores), "configurations": configs}
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def meta(args, n_cores: int) -> dict:

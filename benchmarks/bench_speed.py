@@ -44,7 +44,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shlex
 import statistics
 import subprocess
@@ -52,44 +51,14 @@ import sys
 import time
 from pathlib import Path
 
+from _machine import peak_mib, reset_peak, status_mib  # benchmarks/_machine.py
+
 RESULTS = Path(__file__).resolve().parent / "results"
 PAPER_BATCH_NOTE = (
     "The paper does not state its batch sizes; it follows PyG's kernel benchmark "
     "(`benchmark/kernel`, batch size 128). We use the batch size shown in the table for "
     "both models."
 )
-
-
-# --------------------------------------------------------------------------- #
-# memory
-# --------------------------------------------------------------------------- #
-def _status_mib(field: str) -> float | None:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
-def reset_peak() -> bool:
-    """Reset the resident-set high-water mark (Linux ≥ 4.0); False if unavailable."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def peak_mib() -> float:
-    hwm = _status_mib("VmHWM")
-    if hwm is not None:
-        return hwm
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
 
 
 # --------------------------------------------------------------------------- #
@@ -192,7 +161,7 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
                                 -(-len(sizes) // batch_size))
     )
 
-    base_rss = _status_mib("VmRSS") or peak_mib()
+    base_rss = status_mib("VmRSS") or peak_mib()
     can_reset = reset_peak()
     gpu_reset()
     clf = VIBGSLClassifier(backbone="gcn", batch_size=batch_size, max_epochs=1,

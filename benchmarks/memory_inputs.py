@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_speed import _status_mib, peak_mib, reset_peak  # noqa: E402
+from _machine import peak_mib, reset_peak, status_mib  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 STEPS = ("load_tu_dataset", "DegreeFeatures", "to_graph_set")
@@ -58,7 +58,7 @@ def measure(name: str, data_home: str | None) -> dict:
     row: dict = {"dataset": name, "steps": {}}
     value = None
     for step in STEPS:
-        before = _status_mib("VmRSS")
+        before = status_mib("VmRSS")
         if not reset_peak():
             raise SystemExit("needs Linux's /proc/self/clear_refs to reset the peak")
         start = time.perf_counter()
@@ -67,7 +67,7 @@ def measure(name: str, data_home: str | None) -> dict:
         row["steps"][step] = {
             "before_mib": before,
             "peak_mib": peak_mib(),
-            "after_mib": _status_mib("VmRSS"),
+            "after_mib": status_mib("VmRSS"),
             "seconds": seconds,
         }
     graphs, graph_set = value

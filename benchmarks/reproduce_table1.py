@@ -65,6 +65,7 @@ from pathlib import Path
 import numpy as np
 import sklearn
 import torch
+from _machine import cpu_model  # benchmarks/_machine.py
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
@@ -292,16 +293,6 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
         lines += ["| Errica et al. 2020 (fair, best plain GNN) | — | " + " | ".join(
             f"— | {dict(zip(DATASETS, ERRICA)).get(d, '—')}" for d in args.datasets) + " |", ""]
     (results / "table1.md").write_text("\n".join(lines) + "\n")
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def parse(argv=None):

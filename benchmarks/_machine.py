@@ -1,0 +1,55 @@
+"""What the benchmark scripts record about the machine they ran on.
+
+Shared by ``bench_speed.py``, ``bench_parallel.py``, ``memory_inputs.py``
+and ``reproduce_table1.py``: the CPU model, and the process's resident-set
+size and its high-water mark (Linux ``/proc``; ``ru_maxrss`` elsewhere).
+"""
+
+from __future__ import annotations
+
+import platform
+import resource
+import sys
+from pathlib import Path
+
+
+def cpu_model() -> str:
+    """The CPU's model name, or the platform's processor/machine string."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def status_mib(field: str) -> float | None:
+    """A ``/proc/self/status`` size field (``VmRSS``, ``VmHWM``) in MiB, or None."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def reset_peak() -> bool:
+    """Reset the resident-set high-water mark (Linux ≥ 4.0); False if unavailable."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_mib() -> float:
+    """The resident-set high-water mark in MiB (since the last :func:`reset_peak`)."""
+    hwm = status_mib("VmHWM")
+    if hwm is not None:
+        return hwm
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
