@@ -157,7 +157,10 @@ def run_unit(unit: dict, args, threads: int) -> dict:
     train, test = list(folds.split(np.zeros(len(y)), y))[unit["fold"]]
     X_tr, y_tr = [graphs[i] for i in train], y[train]
     X_te, y_te = [graphs[i] for i in test], y[test]
-    out = dict(unit)
+    # The device goes in the record, not the key: one results file may hold
+    # units from several machines (a GPU run finished on CPU).
+    device = torch.cuda.get_device_name() if args.device == "cuda" else args.device
+    out = dict(unit, device=device)
     if unit["protocol"] == "paper":
         fit_i, val_i = train_test_split(np.arange(len(train)), test_size=args.valid_frac,
                                         stratify=y_tr, random_state=args.seed)
@@ -387,6 +390,8 @@ def main(argv=None) -> None:
         "seed": args.seed, "max_graphs": args.max_graphs, "betas": args.betas,
         "wall_s": time.perf_counter() - started,
         "unit_s": sum(r["seconds"] for r in records),
+        # units saved before records named their device read as "unrecorded"
+        "unit_devices": dict(Counter(r.get("device", "unrecorded") for r in records)),
     }
     aggregate(records, args, meta)
     print(f"wrote {results / 'table1.md'} and table1.json", flush=True)

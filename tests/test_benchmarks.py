@@ -45,6 +45,7 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
         assert r["dataset"] == "IMDB-BINARY" and r["backbone"] == "gin"
         assert r["epochs"] == 2 and r["n_folds"] == 2
         assert 0 <= r["test_acc"] <= 100
+        assert r["device"] == "cpu"
         if r["protocol"] == "fair":
             assert r["chosen_beta"] in (1e-2, 1e-4)
         else:
@@ -53,6 +54,7 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
     table = json.loads((tmp_path / "table1.json").read_text())
     assert table["meta"]["epochs"] == 2
     assert "--quick" in table["meta"]["command"]
+    assert table["meta"]["unit_devices"] == {"cpu": len(expected)}
     for protocol in ("paper", "fair"):
         rows = table["table"][protocol]
         assert set(rows) == {"N/A gin", "VIB-GSL gin"}
