@@ -266,13 +266,17 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
         return f"{fmt(c['mean'], c['std'])} (β={c['beta']:g})"
 
     lines = ["# Table 1 (Sun et al., AAAI 2022): VIB-GSL vs the same GNN without structure "
-             "learning", "", f"Command: `{meta['command']}`  ",
+             "learning", ""]
+    if args.note:
+        lines += [args.note, ""]
+    lines += [f"Command: `{meta['command']}`  ",
              f"Machine: {meta['machine']}  ", f"Versions: {meta['versions']}  ",
              f"Epochs: {args.epochs} (the paper's protocol: 200); folds: {args.folds}; "
              f"patience: {args.patience}; "
              f"seed: {args.seed}; max graphs: {args.max_graphs}; "
              f"estimator overrides (--set): {args.overrides}; this invocation's wall "
-             f"time: {meta['wall_s']:.0f} s; summed unit time: {meta['unit_s']:.0f} s", "",
+             f"time: {meta['wall_s']:.0f} s; summed unit time: {meta['unit_s']:.0f} s  ",
+             f"Units by device: {meta['unit_devices']}", "",
              "Accuracy in %, mean ± std (population std) over the outer test folds. "
              "`paper`: test accuracy at the epoch of minimum validation loss, β picked by "
              "the best mean test accuracy — the paper's protocol, optimistic since model "
@@ -330,6 +334,9 @@ def parse(argv=None):
     parser.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="override a VIBGSLClassifier parameter (ablations), e.g. "
                              "--set feature_mask=False; repeatable")
+    parser.add_argument("--note", default=None,
+                        help="text for the head of table1.md and the meta of table1.json "
+                             "(e.g. where earlier units ran)")
     parser.add_argument("--quick", action="store_true",
                         help="IMDB-BINARY (60 graphs), 2 folds, 2 epochs, 2 betas, GIN")
     args = parser.parse_args(argv)
@@ -392,6 +399,7 @@ def main(argv=None) -> None:
         "unit_s": sum(r["seconds"] for r in records),
         # units saved before records named their device read as "unrecorded"
         "unit_devices": dict(Counter(r.get("device", "unrecorded") for r in records)),
+        "note": args.note,
     }
     aggregate(records, args, meta)
     print(f"wrote {results / 'table1.md'} and table1.json", flush=True)

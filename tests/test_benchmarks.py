@@ -13,13 +13,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "reproduce_table1.py"
 
 
-def _run(results_dir: Path) -> tuple[subprocess.CompletedProcess, float]:
+def _run(results_dir: Path, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick", "--device", "cpu",
-         "--results-dir", str(results_dir)],
+         "--results-dir", str(results_dir), *extra],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     return proc, time.perf_counter() - start
@@ -68,11 +68,15 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
     assert "Protocol: paper" in md and "Protocol: fair" in md and "77.1 ± 1.4" in md
     assert "missing" not in md
 
-    # A second invocation resumes: every unit is skipped, no line is added.
-    proc, second = _run(tmp_path)
+    # A second invocation resumes: every unit is skipped, no line is added;
+    # its --note heads the rewritten report.
+    proc, second = _run(tmp_path, "--note", "Units of the first invocation.")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "12 already done, 0 to run" in proc.stdout
     assert len(_lines(tmp_path / "table1_runs.jsonl")) == len(runs)
+    assert "\nUnits of the first invocation.\n" in (tmp_path / "table1.md").read_text()
+    assert json.loads((tmp_path / "table1.json").read_text())["meta"]["note"] == (
+        "Units of the first invocation.")
     assert second < max(first, 30.0)
 
 
