@@ -74,7 +74,9 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "12 already done, 0 to run" in proc.stdout
     assert len(_lines(tmp_path / "table1_runs.jsonl")) == len(runs)
-    assert "\nUnits of the first invocation.\n" in (tmp_path / "table1.md").read_text()
+    md = (tmp_path / "table1.md").read_text()
+    assert "\nUnits of the first invocation.\n" in md
+    assert "--note NOTE` (NOTE: the text above)" in md  # not repeated inside the command
     assert json.loads((tmp_path / "table1.json").read_text())["meta"]["note"] == (
         "Units of the first invocation.")
     assert second < max(first, 30.0)
