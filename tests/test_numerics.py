@@ -40,9 +40,17 @@ def test_loss_parameters_and_predictions_stay_finite(case):
 
 
 def test_beta_zero_loss_is_the_cross_entropy_even_when_kl_overflows():
-    X, y = make_graphs(24)
-    huge = [(f * 1e30, a) for f, a in X]  # KL = mu^2 overflows to inf
-    clf = VIBGSLClassifier(beta=0.0, max_epochs=2, batch_size=8, random_state=0).fit(huge, y)
-    assert np.isinf(clf.history[0, "train_kl"])
-    assert np.all(np.isfinite(clf.history[:, "train_loss"]))
-    assert clf.history[0, "train_loss"] == pytest.approx(clf.history[0, "train_ce"])
+    # Called on get_loss directly: whether huge inputs overflow to an infinite
+    # KL with finite logits, or to NaN logits, depends on the CPU's kernels
+    # (it differed between this project's Intel and AMD machines).
+    X, y = make_graphs(16)
+    clf = VIBGSLClassifier(beta=0.0, max_epochs=1, batch_size=8, random_state=0).fit(X, y)
+    logits = torch.tensor([[2.0, -1.0], [0.5, 0.25], [-3.0, 1.0]])
+    target = torch.tensor([0, 1, 1])
+    kl = torch.full((3,), float("inf"))
+    ce = torch.nn.functional.cross_entropy(logits, target)
+    loss = clf.get_loss((logits, kl), target, training=True)
+    assert torch.isfinite(loss) and loss.item() == pytest.approx(ce.item())
+    assert np.isinf(clf.history[-1, "batches", -1, "train_kl"])
+    clf.set_params(beta=1e-3)  # any beta > 0 keeps the infinite KL in the loss
+    assert torch.isinf(clf.get_loss((logits, kl), target, training=True))
