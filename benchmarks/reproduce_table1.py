@@ -267,15 +267,13 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
 
     lines = ["# Table 1 (Sun et al., AAAI 2022): VIB-GSL vs the same GNN without structure "
              "learning", ""]
-    command = meta["command"]
+    command = f"`{meta['command']}`"
     if args.note:
         # The note is shown in full above the command; inside it, it would
         # break the code span (it may hold backticks and newlines).
         lines += [args.note, ""]
-        command = command.replace(shlex.quote(args.note), "NOTE") + "` (NOTE: the text above)"
-    else:
-        command += "`"
-    lines += [f"Command: `{command}  ",
+        command = command.replace(shlex.quote(args.note), "NOTE") + " (NOTE: the text above)"
+    lines += [f"Command: {command}  ",
              f"Machine: {meta['machine']}  ", f"Versions: {meta['versions']}  ",
              f"Epochs: {args.epochs} (the paper's protocol: 200); folds: {args.folds}; "
              f"patience: {args.patience}; "
