@@ -135,3 +135,28 @@ def test_reproduce_table1_fair_units_ignore_patience(tmp_path):
     units = rt.plan(args)
     assert {u["patience"] for u in units if u["protocol"] == "fair"} == {None}
     assert {u["patience"] for u in units if u["protocol"] == "paper"} == {5}
+
+
+def test_reproduce_table1_lr_step_schedule(tmp_path):
+    """``--lr-step EPOCHS FACTOR`` decays the optimizer's rate during fit and keys the units;
+    units saved before the option existed still match a run without it."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import reproduce_table1 as rt
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    args = rt.parse(["--quick", "--results-dir", str(tmp_path), "--lr-step", "1", "0.5"])
+    assert {u["lr_schedule"] for u in rt.plan(args)} == {"StepLR(step_size=1, gamma=0.5)"}
+
+    graphs, y = rt.load("IMDB-BINARY", args.data_home, 40, 0)
+    X = rt.DegreeFeatures().fit_transform(graphs)
+    net = rt.make_net(args, "gin", True, 1e-3, max_epochs=3, lr=0.008).fit(X, y)
+    # StepLR steps after each epoch: 0.008 -> 0.004 -> 0.002 -> 0.001
+    assert net.optimizer_.param_groups[0]["lr"] == 0.001
+
+    plain = rt.parse(["--quick", "--results-dir", str(tmp_path)])
+    assert rt.make_net(plain, "gin", True).callbacks is None
+    unit = rt.plan(plain)[0]
+    old_record = {k: v for k, v in unit.items() if k != "lr_schedule"}
+    assert rt.unit_key(old_record) == rt.unit_key(unit)
+    assert rt.unit_key(unit) not in {rt.unit_key(u) for u in rt.plan(args)}
