@@ -385,9 +385,10 @@ def main(argv=None) -> None:
                 record = json.loads(line)
                 done[unit_key(record)] = record
     units = plan(args)
-    todo = [] if args.report_only else [u for u in units if unit_key(u) not in done]
-    print(f"{len(units)} units, {len(units) - len(todo)} already done, {len(todo)} to run",
-          flush=True)
+    missing = [u for u in units if unit_key(u) not in done]
+    todo = [] if args.report_only else missing
+    print(f"{len(units)} units, {len(units) - len(missing)} already done, {len(todo)} to run"
+          + (f" (report only: {len(missing)} not run)" if args.report_only else ""), flush=True)
     threads = args.threads or max(1, (os.cpu_count() or 1) // max(1, args.n_jobs))
     # Workers import this file as a module (not ``__main__``), so that each keeps
     # its loaded datasets cached between units.

@@ -81,6 +81,14 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
         "Units of the first invocation.")
     assert second < max(first, 30.0)
 
+    # --report-only counts the units it lacks instead of calling them done: with a
+    # patience, the 8 paper units are other units; the 4 fair ones ignore it
+    proc, _ = _run(tmp_path, "--report-only", "--patience", "5")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "12 units, 4 already done, 0 to run (report only: 8 not run)" in proc.stdout
+    assert len(_lines(tmp_path / "table1_runs.jsonl")) == len(runs)
+    assert "missing (0/2 folds)" in (tmp_path / "table1.md").read_text()
+
 
 def test_reproduce_table1_reports_missing_folds(tmp_path):
     """A cell whose folds are incomplete says so instead of estimating."""
