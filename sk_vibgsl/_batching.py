@@ -154,6 +154,7 @@ def size_bucketed_batches(
     max_pairs: int | None = None,
     rng: np.random.Generator | None = None,
     size_jitter: float = 0.1,
+    by_size: bool = True,
 ) -> list[np.ndarray]:
     """Group graph positions into batches of similar size.
 
@@ -174,6 +175,12 @@ def size_bucketed_batches(
         for small padding.
     size_jitter : float, default=0.1
         Relative size noise when shuffling.
+    by_size : bool, default=True
+        With ``False`` and a generator, graphs are taken in a uniformly random
+        order instead, so every batch mixes small and large graphs (as batch
+        normalisation needs: its statistics then do not depend on which size
+        bucket a batch holds), at the price of more padding. ``max_pairs``
+        still bounds every batch.
 
     Returns
     -------
@@ -183,6 +190,8 @@ def size_bucketed_batches(
     n = len(sizes)
     if rng is None:
         order = np.arange(n)
+    elif not by_size:
+        order = rng.permutation(n)
     else:
         key = sizes * np.exp(rng.uniform(-size_jitter, size_jitter, n))
         order = np.argsort(key, kind="stable")
@@ -224,26 +233,28 @@ def _base_and_positions(dataset: Dataset) -> tuple[GraphDataset, np.ndarray]:
 
 
 class _BucketSampler(Sampler):
-    def __init__(self, positions, sizes, batch_size, max_pairs, seed, shuffle):
+    def __init__(self, positions, sizes, batch_size, max_pairs, seed, shuffle, by_size=True):
         self.positions = positions
         self.sizes = sizes
         self.batch_size = batch_size
         self.max_pairs = max_pairs
+        self.by_size = by_size
         self.rng = np.random.default_rng(seed) if shuffle else None
 
+    def _batches(self, rng):
+        return size_bucketed_batches(
+            self.sizes, self.batch_size, max_pairs=self.max_pairs, rng=rng, by_size=self.by_size
+        )
+
     def __iter__(self):
-        for batch in size_bucketed_batches(
-            self.sizes, self.batch_size, max_pairs=self.max_pairs, rng=self.rng
-        ):
+        for batch in self._batches(self.rng):
             yield self.positions[batch].tolist()
 
     def __len__(self) -> int:
         # With shuffling, the number of batches depends on the jittered size
         # order: count the next epoch's batches on a copy of the generator.
         rng = None if self.rng is None else copy.deepcopy(self.rng)
-        return len(
-            size_bucketed_batches(self.sizes, self.batch_size, max_pairs=self.max_pairs, rng=rng)
-        )
+        return len(self._batches(rng))
 
 
 class GraphLoader(DataLoader):
@@ -266,6 +277,12 @@ class GraphLoader(DataLoader):
         which removes most padding from size-skewed datasets.
     seed : int, optional
         Seed of the shuffling.
+    bucket_by_size : bool, default=True
+        With shuffling, batch graphs of similar size (little padding). With
+        ``False``, batches are uniformly random subsets, each mixing small and
+        large graphs: more padding, but batch statistics (batch normalisation,
+        ``module__batch_norm=True``) that do not depend on graph size. Set it
+        on the classifier as ``iterator_train__bucket_by_size=False``.
     **kwargs
         Passed to :class:`torch.utils.data.DataLoader` (``num_workers``,
         ``pin_memory``, ...).
@@ -278,13 +295,15 @@ class GraphLoader(DataLoader):
         shuffle: bool = False,
         max_pairs: int | str | None = "auto",
         seed: int | None = None,
+        bucket_by_size: bool = True,
         **kwargs,
     ) -> None:
         base, positions = _base_and_positions(dataset)
         if max_pairs == "auto":
             max_pairs = auto_max_pairs(base.sizes[positions], batch_size)
         sampler = _BucketSampler(
-            positions, base.sizes[positions], batch_size, max_pairs, seed, shuffle
+            positions, base.sizes[positions], batch_size, max_pairs, seed, shuffle,
+            bucket_by_size,
         )
         super().__init__(base, batch_sampler=sampler, collate_fn=_identity, **kwargs)
 

@@ -223,6 +223,30 @@ def test_rng_seeds_change_batches_and_same_seed_repeats():
     assert sets_0 != sets_1
 
 
+def _size_spread(sizes, batches) -> float:
+    """Mean over batches of the largest minus the smallest graph size."""
+    return float(np.mean([sizes[b].max() - sizes[b].min() for b in batches]))
+
+
+@pytest.mark.parametrize("max_pairs", [None, 200_000])
+def test_unbucketed_batches_mix_sizes_cover_every_graph_and_keep_the_budget(max_pairs):
+    sizes = _skewed_sizes(400)
+    rng = np.random.default_rng(0)
+    bucketed = size_bucketed_batches(sizes, 32, max_pairs=max_pairs, rng=rng)
+    mixed = size_bucketed_batches(sizes, 32, max_pairs=max_pairs, rng=rng, by_size=False)
+    np.testing.assert_array_equal(np.sort(np.concatenate(mixed)), np.arange(len(sizes)))
+    # a random batch of 32 spans most of the 5..300 range, a size bucket a sliver
+    assert _size_spread(sizes, mixed) > 3 * _size_spread(sizes, bucketed)
+    for b in mixed:
+        assert max_pairs is None or len(b) == 1 or len(b) * int(sizes[b].max()) ** 2 <= max_pairs
+
+
+def test_unbucketed_batches_without_rng_keep_order():
+    sizes = np.array([5, 1, 9, 3, 3, 7, 2])
+    batches = size_bucketed_batches(sizes, 3, by_size=False)
+    assert [b.tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6]]
+
+
 # ---------------------------------------------------------------------------
 # GraphLoader
 # ---------------------------------------------------------------------------
@@ -316,3 +340,16 @@ def test_loader_len_equals_batches_per_epoch(shuffle, max_pairs):
     for _ in range(3):
         expected = len(loader)
         assert len(list(loader.batch_sampler)) == expected
+
+
+def test_loader_bucket_by_size_false_mixes_sizes_and_covers_each_graph():
+    sizes = _skewed_sizes(300, seed=2)
+    gs = to_graph_set([np.ones((int(n), 1), np.float32) for n in sizes])
+    spreads = {}
+    for by_size in (True, False):
+        loader = GraphLoader(GraphDataset(gs, np.arange(len(sizes))), batch_size=32,
+                             shuffle=True, max_pairs=None, seed=0, bucket_by_size=by_size)
+        ys, batches = _epoch(loader)
+        assert sorted(ys) == list(range(len(sizes)))
+        spreads[by_size] = _size_spread(sizes, [y.numpy() for _, y in batches])
+    assert spreads[False] > 3 * spreads[True]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from torch_geometric.nn import GCNConv
@@ -9,6 +11,7 @@ from torch_geometric.nn import GCNConv
 from sk_vibgsl.nn import (
     Backbone,
     DenseGCNLayer,
+    DenseGINLayer,
     StructureLearner,
     VIBGSLModule,
     concrete_bernoulli,
@@ -190,3 +193,64 @@ def test_structure_mix_one_uses_only_observed_graph():
     assert torch.equal(a, ap)
     with pytest.raises(ValueError, match="observed adjacency"):
         model(xp, mp)
+
+
+def _two_graph_batch(n_total: int):
+    graphs = [_random_graph(n, 4, seed=n) for n in (5, 8)]
+    padded = [_pad(x, a, n_total) for x, a in graphs]
+    return [torch.cat(parts) for parts in zip(*padded)]
+
+
+def test_gin_batch_norm_normalises_over_real_nodes_only():
+    torch.manual_seed(0)
+    layer = DenseGINLayer(4, 6, batch_norm=True).train()
+    x, adj, mask = _two_graph_batch(12)
+    out = layer(x, adj, mask)
+    real = out[mask]
+    assert torch.allclose(real.mean(0), torch.zeros(6), atol=1e-5)
+    assert torch.allclose(real.var(0, unbiased=False), torch.ones(6), atol=1e-3)
+    assert torch.all(out[~mask] == 0)
+
+
+def test_gin_batch_norm_padding_changes_neither_output_nor_running_statistics():
+    torch.manual_seed(0)
+    tight = Backbone("gin", 4, 8, 5, batch_norm=True).train()
+    loose = copy.deepcopy(tight)
+    x, adj, mask = _two_graph_batch(8)
+    xl, adjl, maskl = _two_graph_batch(13)
+    out_tight, out_loose = tight(x, adj, mask), loose(xl, adjl, maskl)
+    assert torch.allclose(out_loose[:, :8], out_tight, atol=1e-5)
+    assert torch.all(out_loose[:, 8:] == 0)
+    for a, b in zip(tight.buffers(), loose.buffers()):
+        assert torch.allclose(a.float(), b.float(), atol=1e-6)
+    # Evaluation uses the running statistics: a graph's embedding no longer
+    # depends on the rest of its batch.
+    tight.eval()
+    batch = tight(x, adj, mask)
+    alone = tight(x[1:], adj[1:], mask[1:])
+    assert torch.allclose(batch[1:], alone, atol=1e-5)
+
+
+def test_gin_batch_norm_trains_on_a_single_node_batch_without_updating_statistics():
+    layer = DenseGINLayer(3, 4, batch_norm=True).train()
+    x, adj, mask = _pad(torch.randn(1, 3), torch.zeros(1, 1), 3)
+    out = layer(x, adj, mask)
+    assert torch.isfinite(out).all() and torch.all(out[0, 1:] == 0)
+    assert torch.equal(layer.norm.running_mean, torch.zeros(4))
+
+
+def test_gin_batch_norm_passes_gradients_to_the_structure_learner():
+    x, adj = _random_graph(10, 4)
+    model = VIBGSLModule(4, 3, backbone="gin", batch_norm=True).train()
+    xp, _, mp = _pad(x, adj, 12)
+    logits, kl = model(torch.cat([xp, xp.flip(1)]), torch.cat([mp, mp.flip(1)]))
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor([1, 0])) + 1e-3 * kl.mean()
+    loss.backward()
+    for name, p in model.structure.named_parameters():
+        assert p.grad is not None and p.grad.abs().sum() > 0, name
+
+
+@pytest.mark.parametrize("kind", ["gcn", "gat"])
+def test_batch_norm_is_refused_for_backbones_other_than_gin(kind):
+    with pytest.raises(ValueError, match="batch_norm=True needs the 'gin' backbone"):
+        VIBGSLModule(3, 2, backbone=kind, batch_norm=True)

@@ -307,3 +307,20 @@ def test_the_module_receives_the_observed_adjacency_dense_and_padded():
     for feats, adj in X:  # every input adjacency arrives, exactly
         candidates = by_size[len(feats)]
         assert any(np.array_equal(c, adj.astype(np.float32)) for c in candidates)
+
+
+def test_gin_batch_norm_with_mixed_batches_through_skorch_parameters(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(
+        **{**FAST, "backbone": "gin"}, max_pairs=None,
+        module__batch_norm=True, iterator_train__bucket_by_size=False,
+    ).fit(X, y)
+    norms = [m for m in clf.module_.modules() if isinstance(m, torch.nn.BatchNorm1d)]
+    assert len(norms) == 2
+    assert all(int(m.num_batches_tracked) > 0 for m in norms)
+    assert not clf.get_iterator(clf.get_dataset(X, y), training=True).batch_sampler.by_size
+    # evaluation uses the running statistics: batch companions do not matter
+    proba = clf.predict_proba(X)
+    clf.set_params(batch_size=1)
+    assert np.allclose(clf.predict_proba(X), proba, atol=1e-5)
+    assert clone(clf).get_params()["module__batch_norm"] is True

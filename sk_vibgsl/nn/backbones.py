@@ -150,9 +150,24 @@ class DenseGINLayer(nn.Module):
         x'_i = \mathrm{MLP}\left((1 + \epsilon) x_i + \textstyle\sum_j A_{ij} x_j\right)
 
     with a learnable :math:`\epsilon` and a two-layer ReLU MLP.
+
+    With ``batch_norm=True`` the layer's output is batch-normalised over the
+    real nodes of the batch, as in Xu et al.'s GIN (and the GIN of the
+    authors' public code):
+
+    .. math::
+        x'_i = \mathrm{BN}\left(\mathrm{MLP}(\cdot)\right),
+        \qquad
+        \mathrm{BN}(h)_{ic} = \gamma_c \frac{h_{ic} - m_c}{\sqrt{v_c + 10^{-5}}} + \beta_c
+
+    with :math:`m_c, v_c` the mean and variance of channel :math:`c` over the
+    batch's real nodes in training (padded nodes never enter them) and the
+    running averages in evaluation. It keeps the sum
+    :math:`\sum_j A_{ij} x_j` at a fixed scale when a learned graph is dense
+    and large (hundreds of neighbours per node).
     """
 
-    def __init__(self, in_channels: int, out_channels: int) -> None:
+    def __init__(self, in_channels: int, out_channels: int, batch_norm: bool = False) -> None:
         super().__init__()
         self.eps = nn.Parameter(torch.zeros(1))
         self.mlp = nn.Sequential(
@@ -160,6 +175,7 @@ class DenseGINLayer(nn.Module):
             nn.ReLU(),
             nn.Linear(out_channels, out_channels),
         )
+        self.norm = nn.BatchNorm1d(out_channels) if batch_norm else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -167,9 +183,28 @@ class DenseGINLayer(nn.Module):
         for layer in self.mlp:
             if isinstance(layer, nn.Linear):
                 layer.reset_parameters()
+        if self.norm is not None:
+            self.norm.reset_parameters()
+
+    def _normalise(self, out: Tensor, mask: Tensor) -> Tensor:
+        """Batch norm over the real nodes; padded rows stay zero."""
+        if self.norm is None:
+            return out
+        real = mask.bool()
+        h = out[real]
+        if self.training and h.shape[0] < 2:
+            # One real node has no variance: normalise with the running
+            # statistics instead of failing (a batch of one 1-node graph).
+            h = F.batch_norm(h, self.norm.running_mean, self.norm.running_var,
+                             self.norm.weight, self.norm.bias, False, 0.0, self.norm.eps)
+        else:
+            h = self.norm(h)
+        normed = out.new_zeros(out.shape, dtype=h.dtype)
+        normed[real] = h
+        return normed
 
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
-        out = self.mlp((1 + self.eps) * x + adj @ x)
+        out = self._normalise(self.mlp((1 + self.eps) * x + adj @ x), mask)
         return out * mask.unsqueeze(-1)
 
     @property
@@ -181,7 +216,7 @@ class DenseGINLayer(nn.Module):
         """The layer from ``h = x @ first_weight.T``: the MLP's first layer is
         linear, so it commutes with the aggregation."""
         h = torch.baddbmm((1 + self.eps) * h, adj, h) + self.mlp[0].bias
-        out = self.mlp[2](self.mlp[1](h))
+        out = self._normalise(self.mlp[2](self.mlp[1](h)), mask)
         return out * mask.unsqueeze(-1)
 
 
@@ -198,18 +233,29 @@ class Backbone(nn.Module):
         The layer type.
     in_channels, hidden_channels, out_channels : int
         Widths of the input, the hidden layer and the output.
+    batch_norm : bool, default=False
+        Batch-normalise each GIN layer's output over the real nodes
+        (:class:`DenseGINLayer`); ``kind="gin"`` only.
     """
 
     def __init__(
-        self, kind: str, in_channels: int, hidden_channels: int, out_channels: int
+        self,
+        kind: str,
+        in_channels: int,
+        hidden_channels: int,
+        out_channels: int,
+        batch_norm: bool = False,
     ) -> None:
         super().__init__()
         if kind not in _LAYERS:
             raise ValueError(f"backbone must be one of {BACKBONES}, got {kind!r}.")
+        if batch_norm and kind != "gin":
+            raise ValueError(f"batch_norm=True needs the 'gin' backbone, got {kind!r}.")
         self.kind = kind
         layer = _LAYERS[kind]
-        self.conv1 = layer(in_channels, hidden_channels)
-        self.conv2 = layer(hidden_channels, out_channels)
+        extra = {"batch_norm": True} if batch_norm else {}
+        self.conv1 = layer(in_channels, hidden_channels, **extra)
+        self.conv2 = layer(hidden_channels, out_channels, **extra)
 
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
         """Node embeddings ``B × N × out_channels``."""

@@ -45,6 +45,9 @@ class VIBGSLModule(nn.Module):
     structure_mix : float, default=0.0
         :math:`\lambda`: 0 uses only the learned graph (the paper), 1 only
         the observed graph (no structure learning).
+    batch_norm : bool, default=False
+        Batch-normalise each GIN layer's output (``backbone="gin"`` only; see
+        :class:`~sk_vibgsl.nn.backbones.DenseGINLayer`).
 
     Returns (forward)
     -----------------
@@ -64,6 +67,7 @@ class VIBGSLModule(nn.Module):
         edge_threshold: float = 0.1,
         feature_mask: bool = True,
         structure_mix: float = 0.0,
+        batch_norm: bool = False,
     ) -> None:
         super().__init__()
         self.ib_size = ib_size
@@ -74,7 +78,7 @@ class VIBGSLModule(nn.Module):
             if structure_mix < 1
             else None
         )
-        self.gnn = Backbone(backbone, in_channels, hidden_dim, 2 * ib_size)
+        self.gnn = Backbone(backbone, in_channels, hidden_dim, 2 * ib_size, batch_norm)
         self.classifier = nn.Sequential(
             nn.Linear(ib_size, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, n_classes)
         )
