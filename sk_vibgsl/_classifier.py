@@ -139,7 +139,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
     verbose : int, default=0
     **kwargs
         Any other skorch parameter (``callbacks``, ``device``,
-        ``iterator_train__*``, ``module__*``, ...).
+        ``iterator_train__*``, ``module__*``, ...). Two of them are ours:
+        ``module__batch_norm=True`` batch-normalises each GIN layer
+        (:class:`~sk_vibgsl.nn.VIBGSLModule`), and
+        ``iterator_train__bucket_by_size=False`` draws training batches of
+        random composition instead of size buckets
+        (the training ``GraphLoader``), which batch norm needs.
 
     Attributes
     ----------
