@@ -60,14 +60,15 @@ def main(argv=None) -> None:
     small = np.flatnonzero(sizes <= 400)
     idx = np.concatenate([rng.choice(small[y[small] == c], 150, replace=False) for c in (0, 1)])
     print(f"{len(idx)} graphs of {sizes[idx].min()}-{sizes[idx].max()} nodes", flush=True)
+    splits = []  # the same splits and degree features for every model
+    for split in range(args.splits):
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            [graphs[i] for i in idx], y[idx], test_size=0.3, stratify=y[idx], random_state=split)
+        degree = DegreeFeatures(mode="normalized").fit(X_tr)
+        splits.append((degree.transform(X_tr), degree.transform(X_te), y_tr, y_te))
     for name in args.models:
         scores = []
-        for split in range(args.splits):
-            X_tr, X_te, y_tr, y_te = train_test_split(
-                [graphs[i] for i in idx], y[idx], test_size=0.3, stratify=y[idx],
-                random_state=split)
-            degree = DegreeFeatures(mode="normalized").fit(X_tr)
-            X_tr, X_te = degree.transform(X_tr), degree.transform(X_te)
+        for split, (X_tr, X_te, y_tr, y_te) in enumerate(splits):
             start = time.perf_counter()
             clf = VIBGSLClassifier(beta=1e-3, max_epochs=args.epochs, random_state=split,
                                    torch_threads=1, verbose=0, **MODELS[name]).fit(X_tr, y_tr)
