@@ -6,10 +6,11 @@ import copy
 
 import pytest
 import torch
-from torch_geometric.nn import GCNConv
+from torch_geometric.nn import GATConv, GCNConv
 
 from sk_vibgsl.nn import (
     Backbone,
+    DenseGATLayer,
     DenseGCNLayer,
     DenseGINLayer,
     StructureLearner,
@@ -58,6 +59,64 @@ def test_dense_gcn_matches_pyg_gcnconv_on_weighted_graph():
     mask = torch.ones(1, 9, dtype=torch.bool)
     got = dense(x.unsqueeze(0), gcn_norm(adj.unsqueeze(0)), mask)[0]
     assert torch.allclose(got, expected, atol=1e-5)
+
+
+def test_dense_gat_matches_pyg_gatconv_on_unweighted_graph():
+    x, adj = _random_graph(9, 5)
+    adj = (adj > 0).float()
+    adj[2, 2] = 1.0  # an existing self-loop counts once, as GATConv's re-added one
+    conv = GATConv(5, 3, heads=1)
+    dense = DenseGATLayer(5, 3)
+    with torch.no_grad():
+        dense.lin.weight.copy_(conv.lin.weight)
+        dense.att_src.copy_(conv.att_src.view(-1))
+        dense.att_dst.copy_(conv.att_dst.view(-1))
+        dense.bias.normal_()
+        conv.bias.copy_(dense.bias)
+    expected = conv(x, adj.nonzero().T)
+    got = dense(x.unsqueeze(0), adj.unsqueeze(0), torch.ones(1, 9, dtype=torch.bool))[0]
+    assert torch.allclose(got, expected, atol=1e-5)
+
+
+def _gat_reference(layer, x, adj, mask):
+    """The weighted attention as a softmax of ``e + log Ã`` (-inf off the edges)."""
+    h = layer.lin(x)
+    e = torch.nn.functional.leaky_relu(
+        (h @ layer.att_dst).unsqueeze(-1) + (h @ layer.att_src).unsqueeze(-2), 0.2)
+    loops = torch.diag_embed((adj.diagonal(dim1=-2, dim2=-1) == 0).float())
+    w = adj + loops
+    log_w = torch.where(w > 0, torch.log(w.clamp(min=1e-30)), torch.full_like(w, -torch.inf))
+    out = torch.softmax(e + log_w, -1) @ h + layer.bias
+    return out * mask.unsqueeze(-1)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e3], ids=["unit features", "features 1e3"])
+def test_dense_gat_equals_softmax_of_scores_plus_log_weights(scale):
+    # Weighted, padded, one existing self-loop; at scale 1e3 the scores span
+    # thousands, where exp without the row maximum would overflow.
+    x, adj = _random_graph(8, 4, seed=3)
+    adj[1, 1] = 0.4
+    xp, ap, mask = _pad(x * scale, adj, 11)
+    xp, ap = torch.cat([xp, xp.flip(1)]), torch.cat([ap, ap.flip(1, 2)])
+    mask = torch.cat([mask, mask.flip(1)])
+    layer = DenseGATLayer(4, 6)
+    with torch.no_grad():
+        layer.bias.normal_()
+    grads = []
+    for fn in (layer, lambda *a: _gat_reference(layer, *a)):
+        xg, ag = xp.clone().requires_grad_(), ap.clone().requires_grad_()
+        out = fn(xg, ag, mask)
+        out.square().sum().backward()
+        grads.append((out.detach(), xg.grad, ag.grad))
+    (got, gx, ga), (want, wx, wa) = grads
+    assert torch.isfinite(got).all()
+    # float32 rounding of scores in the thousands: tolerances relative to the largest entry
+    assert torch.allclose(got, want, rtol=1e-4, atol=1e-5 * want.abs().max())
+    assert torch.allclose(gx, wx, rtol=1e-3, atol=1e-3 * wx.abs().max())
+    if scale == 1.0:  # at 1e3 the attention saturates: both give rounding noise for A
+        edges = (ap > 0) | torch.eye(11, dtype=torch.bool)  # where the reference has a gradient
+        assert wa[edges].abs().max() > 0.1
+        assert torch.allclose(ga[edges], wa[edges], rtol=1e-3, atol=1e-5)
 
 
 @pytest.mark.parametrize("kind", BACKBONES)
