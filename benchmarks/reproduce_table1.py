@@ -32,6 +32,12 @@ beta, fold; beta is ``null`` for ``fair``) -- is appended as one JSON line to
 folds, seed, ...) are skipped, so an interrupted run continues where it
 stopped. ``table1.md`` and ``table1.json`` are then written from all matching
 lines. A cell whose folds are not all done reads "missing (k/10 folds)".
+Within a paper-protocol unit, the training state is also saved after every
+epoch (``RESULTS/checkpoints/``, removed once the unit's line is written), so a
+unit killed mid-way resumes after its last finished epoch and, on the same
+device, ends exactly as an uninterrupted one (``benchmarks/_unit_checkpoint.py``;
+``--no-checkpoints`` turns it off; fair units and ``--lr-step`` runs restart
+their unit). Its line then has ``resumed_after_epoch``.
 
 Usage::
 
@@ -69,6 +75,12 @@ import numpy as np
 import sklearn
 import torch
 from _machine import cpu_model  # benchmarks/_machine.py
+from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
+    EpochCheckpoint,
+    ResumedGraphLoader,
+    checkpoint_path,
+    load_checkpoint,
+)
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
@@ -180,8 +192,18 @@ def run_unit(unit: dict, args, threads: int) -> dict:
             [X_tr[i] for i in val_i])
         tracker = ValidTestTracker(X_val, y_tr[val_i], deg.transform(X_te), y_te,
                                    patience=args.patience)
+        callbacks, resume = [("valid_test", tracker)], {}
+        path = unit_checkpoint(args, unit)
+        if path is not None:
+            state = load_checkpoint(path, unit_key(unit))
+            callbacks.append(("checkpoint", EpochCheckpoint(path, unit_key(unit), state)))
+            if state is not None:  # resume after the last saved epoch
+                done = state["epochs_done"]
+                resume = dict(max_epochs=args.epochs - done, iterator_train=ResumedGraphLoader,
+                              iterator_train__skip_epochs=done)
+                out["resumed_after_epoch"] = done
         net = make_net(args, unit["backbone"], unit["structure"], unit["beta"],
-                       callbacks=[("valid_test", tracker)])
+                       callbacks=callbacks, **resume)
         net.fit(X_fit, y_tr[fit_i])
         val_loss = np.array(net.history[:, "valid_logloss"])
         test_acc = np.array(net.history[:, "test_acc"])
@@ -200,6 +222,17 @@ def run_unit(unit: dict, args, threads: int) -> dict:
                                  for s in search.cv_results_["mean_test_score"]])
     out.update(test_acc=float(out["test_acc"]), seconds=time.perf_counter() - start)
     return out
+
+
+def unit_checkpoint(args, unit: dict) -> Path | None:
+    """Epoch checkpoint file of a paper-protocol unit (``None``: not checkpointed).
+
+    Fair units (a whole ``GridSearchCV``) and runs with ``--lr-step`` (the
+    scheduler's state is not saved) restart from epoch 0.
+    """
+    if unit["protocol"] != "paper" or args.lr_step or args.no_checkpoints:
+        return None
+    return checkpoint_path(Path(args.results_dir) / "checkpoints", unit_key(unit))
 
 
 def unit_key(d: dict) -> tuple:
@@ -353,6 +386,10 @@ def parse(argv=None):
     parser.add_argument("--lr-step", nargs=2, type=float, metavar=("EPOCHS", "FACTOR"),
                         help="multiply the learning rate by FACTOR every EPOCHS epochs "
                              "(ablation; the authors' code uses 50 0.5)")
+    parser.add_argument("--no-checkpoints", action="store_true",
+                        help="paper protocol: do not save each unit's state after every epoch "
+                             "(RESULTS/checkpoints/; by default a killed unit resumes from its "
+                             "last finished epoch)")
     parser.add_argument("--note", default=None,
                         help="text for the head of table1.md and the meta of table1.json "
                              "(e.g. where earlier units ran)")
@@ -402,6 +439,9 @@ def main(argv=None) -> None:
         # checkout, a sync) must not swallow the results that follow.
         with runs.open("a") as fh:
             fh.write(json.dumps(record) + "\n")
+        path = unit_checkpoint(args, record)
+        if path is not None:  # the record is saved: its epochs are no longer needed
+            path.unlink(missing_ok=True)
         done[unit_key(record)] = record
         print(f"{record['protocol']} {record['dataset']} {record['backbone']} "
               f"structure={record['structure']} beta={record['beta']} "

@@ -67,6 +67,8 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
     md = (tmp_path / "table1.md").read_text()
     assert "Protocol: paper" in md and "Protocol: fair" in md and "77.1 ± 1.4" in md
     assert "missing" not in md
+    # each unit's epoch checkpoint is removed once its record is saved
+    assert list((tmp_path / "checkpoints").glob("*")) == []
 
     # A second invocation resumes: every unit is skipped, no line is added;
     # its --note heads the rewritten report.
@@ -168,3 +170,66 @@ def test_reproduce_table1_lr_step_schedule(tmp_path):
     old_record = {k: v for k, v in unit.items() if k != "lr_schedule"}
     assert rt.unit_key(old_record) == rt.unit_key(unit)
     assert rt.unit_key(unit) not in {rt.unit_key(u) for u in rt.plan(args)}
+
+
+def _import_script():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import reproduce_table1 as rt
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return rt
+
+
+def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monkeypatch):
+    """A paper-protocol unit killed after epoch 2 of 4 resumes at epoch 3 and ends
+    exactly where the uninterrupted unit ends: same weights, same history, same record."""
+    import pytest
+    import torch
+
+    rt = _import_script()
+    threads = torch.get_num_threads()
+
+    def unit_for(results):
+        args = rt.parse(["--quick", "--results-dir", str(results)])
+        args.epochs = 4
+        unit = next(u for u in rt.plan(args) if u["protocol"] == "paper" and u["structure"])
+        return args, unit
+
+    try:
+        args_a, unit_a = unit_for(tmp_path / "a")
+        whole = rt.run_unit(unit_a, args_a, 1)
+        state_a = rt.load_checkpoint(rt.unit_checkpoint(args_a, unit_a), rt.unit_key(unit_a))
+
+        args_b, unit_b = unit_for(tmp_path / "b")
+        path = rt.unit_checkpoint(args_b, unit_b)
+        on_epoch_end = rt.ValidTestTracker.on_epoch_end
+
+        def killed_in_epoch_3(self, net, **kwargs):
+            if len(net.history) == 3:
+                raise RuntimeError("killed")
+            on_epoch_end(self, net, **kwargs)
+
+        monkeypatch.setattr(rt.ValidTestTracker, "on_epoch_end", killed_in_epoch_3)
+        with pytest.raises(RuntimeError, match="killed"):
+            rt.run_unit(unit_b, args_b, 1)
+        assert rt.load_checkpoint(path, rt.unit_key(unit_b))["epochs_done"] == 2
+        monkeypatch.setattr(rt.ValidTestTracker, "on_epoch_end", on_epoch_end)
+        resumed = rt.run_unit(unit_b, args_b, 1)
+        state_b = rt.load_checkpoint(path, rt.unit_key(unit_b))
+    finally:
+        torch.set_num_threads(threads)
+
+    assert "resumed_after_epoch" not in whole and resumed["resumed_after_epoch"] == 2
+    for key in ("test_acc", "best_epoch", "epochs_run", "min_valid_loss", "last_test_acc"):
+        assert resumed[key] == whole[key], key
+    assert state_a["epochs_done"] == state_b["epochs_done"] == 4
+    for name in ("train_loss", "valid_logloss", "test_acc"):
+        assert [h[name] for h in state_b["history"]] == [h[name] for h in state_a["history"]]
+    for name, value in state_a["module"].items():
+        assert torch.equal(state_b["module"][name], value), name
+
+    # A checkpoint is only taken for its own unit.
+    other = dict(unit_b, fold=1)
+    with pytest.raises(ValueError, match="not of"):
+        rt.load_checkpoint(path, rt.unit_key(other))
