@@ -25,6 +25,15 @@ def _run(results_dir: Path, *extra: str) -> tuple[subprocess.CompletedProcess, f
     return proc, time.perf_counter() - start
 
 
+def _import_script():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import reproduce_table1 as rt
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return rt
+
+
 def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -94,11 +103,7 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
 
 def test_reproduce_table1_reports_missing_folds(tmp_path):
     """A cell whose folds are incomplete says so instead of estimating."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import reproduce_table1 as rt
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    rt = _import_script()
     args = rt.parse(["--quick", "--results-dir", str(tmp_path)])
     rows = [{"beta": b, "test_acc": 50.0, "chosen_beta": b} for b in args.betas]
     assert rt.cell("paper", rows, args) == {"missing": True, "folds_done": 1, "folds": 2}
@@ -110,11 +115,7 @@ def test_reproduce_table1_reports_missing_folds(tmp_path):
 def test_reproduce_table1_ablation_overrides_and_learners(tmp_path):
     """``--set`` reaches the estimator and the unit key; ``--learners`` picks the rows;
     units saved before ``overrides`` existed still match a run without ``--set``."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import reproduce_table1 as rt
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    rt = _import_script()
     args = rt.parse(["--quick", "--results-dir", str(tmp_path), "--learners", "VIB-GSL",
                      "--set", "feature_mask=False", "--set", "temperature=1.0"])
     units = rt.plan(args)
@@ -135,11 +136,7 @@ def test_reproduce_table1_ablation_overrides_and_learners(tmp_path):
 
 def test_reproduce_table1_fair_units_ignore_patience(tmp_path):
     """``--patience`` is the paper protocol's: one report covers fair units run without it."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import reproduce_table1 as rt
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    rt = _import_script()
     args = rt.parse(["--quick", "--results-dir", str(tmp_path), "--patience", "5",
                      "--protocols", "fair", "paper"])
     units = rt.plan(args)
@@ -150,11 +147,7 @@ def test_reproduce_table1_fair_units_ignore_patience(tmp_path):
 def test_reproduce_table1_lr_step_schedule(tmp_path):
     """``--lr-step EPOCHS FACTOR`` decays the optimizer's rate during fit and keys the units;
     units saved before the option existed still match a run without it."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import reproduce_table1 as rt
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    rt = _import_script()
     args = rt.parse(["--quick", "--results-dir", str(tmp_path), "--lr-step", "1", "0.5"])
     assert {u["lr_schedule"] for u in rt.plan(args)} == {"StepLR(step_size=1, gamma=0.5)"}
 
@@ -170,15 +163,6 @@ def test_reproduce_table1_lr_step_schedule(tmp_path):
     old_record = {k: v for k, v in unit.items() if k != "lr_schedule"}
     assert rt.unit_key(old_record) == rt.unit_key(unit)
     assert rt.unit_key(unit) not in {rt.unit_key(u) for u in rt.plan(args)}
-
-
-def _import_script():
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import reproduce_table1 as rt
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
-    return rt
 
 
 def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monkeypatch):
