@@ -37,7 +37,9 @@ epoch (``RESULTS/checkpoints/``, removed once the unit's line is written), so a
 unit killed mid-way resumes after its last finished epoch and, on the same
 device, ends exactly as an uninterrupted one (``benchmarks/_unit_checkpoint.py``;
 ``--no-checkpoints`` turns it off; fair units and ``--lr-step`` runs restart
-their unit). Its line then has ``resumed_after_epoch``.
+their unit). Its line then has ``resumed_after_epoch``. Every invocation
+(``--report-only`` too) prints the unfinished units that have a checkpoint and
+how many epochs it holds.
 
 Usage::
 
@@ -235,6 +237,16 @@ def unit_checkpoint(args, unit: dict) -> Path | None:
     return checkpoint_path(Path(args.results_dir) / "checkpoints", unit_key(unit))
 
 
+def in_progress(args, units: list[dict]) -> list[tuple[dict, int]]:
+    """The units among ``units`` with an epoch checkpoint, and its epoch count."""
+    out = []
+    for unit in units:
+        path = unit_checkpoint(args, unit)
+        if path is not None and path.exists():
+            out.append((unit, load_checkpoint(path, unit_key(unit))["epochs_done"]))
+    return out
+
+
 def unit_key(d: dict) -> tuple:
     # .get: units saved before a config key existed read as its default (None)
     return tuple(d.get(k) for k in ("protocol", "dataset", "backbone", "structure", "beta", "fold",
@@ -426,6 +438,10 @@ def main(argv=None) -> None:
     todo = [] if args.report_only else missing
     print(f"{len(units)} units, {len(units) - len(missing)} already done, {len(todo)} to run"
           + (f" (report only: {len(missing)} not run)" if args.report_only else ""), flush=True)
+    for unit, epochs_done in in_progress(args, missing):
+        print(f"  {unit['dataset']} {unit['backbone']} {learners_of(unit['structure'])} "
+              f"beta={unit['beta']} fold={unit['fold']}: {epochs_done}/{args.epochs} epochs "
+              "saved, resumes there", flush=True)
     threads = args.threads or max(1, (os.cpu_count() or 1) // max(1, args.n_jobs))
     # Workers import this file as a module (not ``__main__``), so that each keeps
     # its loaded datasets cached between units.

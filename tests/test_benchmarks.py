@@ -198,6 +198,7 @@ def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monk
         with pytest.raises(RuntimeError, match="killed"):
             rt.run_unit(unit_b, args_b, 1)
         assert rt.load_checkpoint(path, rt.unit_key(unit_b))["epochs_done"] == 2
+        assert rt.in_progress(args_b, rt.plan(args_b)) == [(unit_b, 2)]
         monkeypatch.setattr(rt.ValidTestTracker, "on_epoch_end", on_epoch_end)
         resumed = rt.run_unit(unit_b, args_b, 1)
         state_b = rt.load_checkpoint(path, rt.unit_key(unit_b))
