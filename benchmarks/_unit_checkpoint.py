@@ -11,7 +11,7 @@ rest of its training:
 * the history (training loss, validation log-loss, test accuracy per epoch),
 * torch's global generator (the Concrete and feature-mask noise, and the
   draws each ``DataLoader`` takes for its base seed),
-* the number of epochs done.
+* the history's length is the number of epochs done.
 
 A new run of the same unit then resumes after the last finished epoch:
 :class:`EpochCheckpoint` restores that state in ``on_train_begin`` (after the
@@ -46,6 +46,11 @@ def checkpoint_path(directory: Path, key: tuple) -> Path:
     """File of the unit with this key (a hash of it: keys hold '/', floats, None)."""
     digest = hashlib.sha1(json.dumps(list(key)).encode()).hexdigest()[:16]
     return Path(directory) / f"unit-{digest}.pt"
+
+
+def epochs_done(state: dict) -> int:
+    """Epochs a loaded checkpoint holds (one history row each)."""
+    return len(state["history"])
 
 
 def load_checkpoint(path: Path | None, key: tuple) -> dict | None:
@@ -104,7 +109,6 @@ class EpochCheckpoint(Callback):
     def on_epoch_end(self, net, **kwargs):
         state = {
             "key": list(self.key),
-            "epochs_done": len(net.history),
             "module": net.module_.state_dict(),
             "optimizer": net.optimizer_.state_dict(),
             "history": net.history.to_list(),

@@ -81,6 +81,7 @@ from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
     EpochCheckpoint,
     ResumedGraphLoader,
     checkpoint_path,
+    epochs_done,
     load_checkpoint,
 )
 from joblib import Parallel, delayed
@@ -200,7 +201,7 @@ def run_unit(unit: dict, args, threads: int) -> dict:
             state = load_checkpoint(path, unit_key(unit))
             callbacks.append(("checkpoint", EpochCheckpoint(path, unit_key(unit), state)))
             if state is not None:  # resume after the last saved epoch
-                done = state["epochs_done"]
+                done = epochs_done(state)
                 resume = dict(max_epochs=args.epochs - done, iterator_train=ResumedGraphLoader,
                               iterator_train__skip_epochs=done)
                 out["resumed_after_epoch"] = done
@@ -243,7 +244,7 @@ def in_progress(args, units: list[dict]) -> list[tuple[dict, int]]:
     for unit in units:
         path = unit_checkpoint(args, unit)
         if path is not None and path.exists():
-            out.append((unit, load_checkpoint(path, unit_key(unit))["epochs_done"]))
+            out.append((unit, epochs_done(load_checkpoint(path, unit_key(unit)))))
     return out
 
 
@@ -438,9 +439,9 @@ def main(argv=None) -> None:
     todo = [] if args.report_only else missing
     print(f"{len(units)} units, {len(units) - len(missing)} already done, {len(todo)} to run"
           + (f" (report only: {len(missing)} not run)" if args.report_only else ""), flush=True)
-    for unit, epochs_done in in_progress(args, missing):
+    for unit, saved in in_progress(args, missing):
         print(f"  {unit['dataset']} {unit['backbone']} {learners_of(unit['structure'])} "
-              f"beta={unit['beta']} fold={unit['fold']}: {epochs_done}/{args.epochs} epochs "
+              f"beta={unit['beta']} fold={unit['fold']}: {saved}/{args.epochs} epochs "
               "saved, resumes there", flush=True)
     threads = args.threads or max(1, (os.cpu_count() or 1) // max(1, args.n_jobs))
     # Workers import this file as a module (not ``__main__``), so that each keeps

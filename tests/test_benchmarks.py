@@ -197,7 +197,7 @@ def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monk
         monkeypatch.setattr(rt.ValidTestTracker, "on_epoch_end", killed_in_epoch_3)
         with pytest.raises(RuntimeError, match="killed"):
             rt.run_unit(unit_b, args_b, 1)
-        assert rt.load_checkpoint(path, rt.unit_key(unit_b))["epochs_done"] == 2
+        assert rt.epochs_done(rt.load_checkpoint(path, rt.unit_key(unit_b))) == 2
         assert rt.in_progress(args_b, rt.plan(args_b)) == [(unit_b, 2)]
         monkeypatch.setattr(rt.ValidTestTracker, "on_epoch_end", on_epoch_end)
         resumed = rt.run_unit(unit_b, args_b, 1)
@@ -208,7 +208,7 @@ def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monk
     assert "resumed_after_epoch" not in whole and resumed["resumed_after_epoch"] == 2
     for key in ("test_acc", "best_epoch", "epochs_run", "min_valid_loss", "last_test_acc"):
         assert resumed[key] == whole[key], key
-    assert state_a["epochs_done"] == state_b["epochs_done"] == 4
+    assert rt.epochs_done(state_a) == rt.epochs_done(state_b) == 4
     for name in ("train_loss", "valid_logloss", "test_acc"):
         assert [h[name] for h in state_b["history"]] == [h[name] for h in state_a["history"]]
     for name, value in state_a["module"].items():
