@@ -12,6 +12,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from ._attention import attention_log_weights, edge_attention
+
 __all__ = ["DenseGCNLayer", "DenseGATLayer", "DenseGINLayer", "Backbone", "gcn_norm"]
 
 
@@ -128,18 +130,14 @@ class DenseGATLayer(nn.Module):
         return self.lin.weight
 
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
-        return self.forward_projected(self.lin(x), adj, mask)
+        return self.forward_projected(self.lin(x), adj, mask, attention_log_weights(adj))
 
-    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, norm=None) -> Tensor:
-        """The layer from ``h = x @ first_weight.T``."""
-        e = (h @ self.att_dst).unsqueeze(-1) + (h @ self.att_src).unsqueeze(-2)
-        e = F.leaky_relu(e, self.negative_slope)
-        weights = _fill_missing_self_loops(adj)
-        log_w = torch.where(
-            weights > 0, torch.log(weights.clamp(min=1e-30)), torch.full_like(weights, -torch.inf)
-        )
-        alpha = torch.softmax(e + log_w, dim=-1)
-        out = alpha @ h + self.bias
+    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, log_w: Tensor) -> Tensor:
+        """The layer from ``h = x @ first_weight.T``, with
+        ``log_w = attention_log_weights(adj)`` computed by the caller once for
+        all the layers on ``adj``."""
+        out = edge_attention(h @ self.att_dst, h @ self.att_src, log_w, h, self.negative_slope)
+        out = out + self.bias
         return out * mask.unsqueeze(-1)
 
 
@@ -263,7 +261,13 @@ class Backbone(nn.Module):
 
     def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
         """:meth:`forward` from ``h = x @ conv1.first_weight.T``."""
-        norm = _gcn_propagation(adj) if self.kind == "gcn" else None
+        # What the layers derive from ``adj`` alone, computed once for both.
+        if self.kind == "gcn":
+            norm = _gcn_propagation(adj)
+        elif self.kind == "gat":
+            norm = attention_log_weights(adj)
+        else:
+            norm = None
         h = F.relu(self.conv1.forward_projected(h, adj, mask, norm))
         h = h @ self.conv2.first_weight.T
         return self.conv2.forward_projected(h, adj, mask, norm)
