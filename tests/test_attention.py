@@ -26,18 +26,54 @@ def _reference(dst, src, log_w, h, slope=0.2):
     return torch.softmax(e + log_w, -1) @ h
 
 
-def test_log_weights_are_the_same_with_and_without_gradient():
+def _log_weights_reference(adj):
+    """The unrolled formula: log of adj with missing self-loops, -inf off the edges."""
+    missing = adj.diagonal(dim1=-2, dim2=-1) == 0
+    w = adj + torch.diag_embed(missing.to(adj.dtype))
+    return torch.where(w > 0, torch.log(w.clamp(min=1e-30)), -torch.inf)
+
+
+def _edge_cases(adj):
+    adj = adj.clone()
+    adj[1, 2, 3] = -0.5  # a negative weight is no edge
+    adj[1, 3, 2] = 1e-35  # below the clamp: an edge of weight 1e-30, no gradient
+    return adj
+
+
+def test_log_weights_equal_the_unrolled_formula_in_value():
     *_, adj = _inputs()
-    adj[1, 2, 3] = -0.5  # a negative weight is no edge, in both branches
-    expected = attention_log_weights(adj.clone().requires_grad_()).detach()
+    adj = _edge_cases(adj)
+    before = adj.clone()
     got = attention_log_weights(adj)
-    assert torch.equal(torch.isinf(got), torch.isinf(expected))
-    assert torch.equal(got, expected)
+    assert torch.equal(got, _log_weights_reference(adj))
     # missing self-loops weigh 1 (log 0); the existing one keeps its weight
     assert got[0, 1, 1] == torch.log(torch.tensor(0.3, dtype=adj.dtype))
     assert got[0, 0, 0] == 0.0
     assert got[1, 2, 3] == -torch.inf
-    assert adj[0, 0, 0] == 0.0  # the input is not modified
+    assert torch.equal(adj, before)  # the input is not modified
+
+
+def test_log_weights_gradient_equals_the_unrolled_formula():
+    *_, adj = _inputs(5)
+    adj = _edge_cases(adj)
+    g = torch.randn(adj.shape, generator=torch.Generator().manual_seed(0), dtype=adj.dtype)
+    grads = []
+    for fn in (attention_log_weights, _log_weights_reference):
+        a = adj.clone().requires_grad_()
+        out = fn(a)
+        (torch.where(torch.isinf(out), 0.0, out) * g).sum().backward()
+        grads.append(a.grad)
+    got, want = grads
+    assert torch.isfinite(got).all()
+    assert torch.allclose(got, want, rtol=1e-12, atol=0)
+    assert (got[0].diagonal() != 0).all()  # missing self-loops pass 1 / (0 + 1)
+    assert got[1, 2, 3] == 0 and got[1, 3, 2] == 0
+
+
+def test_log_weights_pass_gradcheck_on_positive_weights():
+    *_, adj = _inputs(6)
+    a = (adj + 0.2).requires_grad_()
+    assert torch.autograd.gradcheck(attention_log_weights, [a])
 
 
 @pytest.mark.parametrize("slope", [0.2, 0.01])

@@ -25,24 +25,46 @@ from torch import Tensor
 
 __all__ = ["attention_log_weights", "edge_attention"]
 
+_TINY = 1e-30  # smaller positive weights count as this one
+
 
 def attention_log_weights(adj: Tensor) -> Tensor:
     r""":math:`\log \tilde{A}`, ``-inf`` where :math:`\tilde{A} \le 0`.
 
     :math:`\tilde{A}` is ``adj`` (``B × N × N``) with a self-loop of weight 1
     added to every node that has none. The logarithm is taken only on the
-    edges, so the gradient with respect to ``adj`` is finite everywhere (zero
-    off the edges). It depends on ``adj`` alone: a backbone computes it once
-    for both of its layers.
+    edges, so the gradient with respect to ``adj`` is finite everywhere:
+
+    .. math::
+        \frac{\partial L}{\partial A_{ij}} = \frac{1}{\tilde{A}_{ij}}
+        \frac{\partial L}{\partial \log \tilde{A}_{ij}}
+        \text{ on the edges}, \qquad 0 \text{ elsewhere}
+
+    (weights below ``1e-30`` count as edges of weight ``1e-30``, with zero
+    gradient). It depends on ``adj`` alone: a backbone computes it once for
+    both of its layers.
     """
-    missing = adj.diagonal(dim1=-2, dim2=-1) == 0
-    if adj.requires_grad:
-        weights = adj + torch.diag_embed(missing.to(adj.dtype))
-        return torch.where(weights > 0, torch.log(weights.clamp(min=1e-30)), -torch.inf)
-    # Nothing to differentiate (the observed graph): in place, one copy.
-    log_w = adj.clamp(min=1e-30).log_().masked_fill_(adj <= 0, -torch.inf)
-    log_w.diagonal(dim1=-2, dim2=-1).masked_fill_(missing, 0.0)  # log 1
-    return log_w
+    return _LogWeights.apply(adj)
+
+
+class _LogWeights(torch.autograd.Function):
+    """:func:`attention_log_weights` with one ``B × N × N`` allocation each way."""
+
+    @staticmethod
+    def forward(ctx, adj: Tensor) -> Tensor:
+        missing = adj.diagonal(dim1=-2, dim2=-1) == 0
+        log_w = adj.clamp(min=_TINY).log_().masked_fill_(adj <= 0, -torch.inf)
+        log_w.diagonal(dim1=-2, dim2=-1).masked_fill_(missing, 0.0)  # log 1
+        ctx.save_for_backward(adj, missing)
+        return log_w
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        adj, missing = ctx.saved_tensors
+        grad_adj = torch.div(grad, adj).masked_fill_(adj < _TINY, 0.0)
+        diag = grad_adj.diagonal(dim1=-2, dim2=-1)
+        diag.copy_(torch.where(missing, grad.diagonal(dim1=-2, dim2=-1), diag))  # 1 / (0 + 1)
+        return grad_adj
 
 
 class _EdgeAttention(torch.autograd.Function):
