@@ -13,6 +13,12 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._attention import attention_log_weights, edge_attention
+from ._sparse_attention import (
+    AttentionEdges,
+    attention_edges,
+    sparse_edge_attention,
+    use_sparse_attention,
+)
 
 __all__ = ["DenseGCNLayer", "DenseGATLayer", "DenseGINLayer", "Backbone", "gcn_norm"]
 
@@ -92,6 +98,15 @@ class DenseGCNLayer(nn.Module):
         return out * mask.unsqueeze(-1)
 
 
+def gat_attention_input(adj: Tensor) -> Tensor | AttentionEdges:
+    """What :class:`DenseGATLayer` attends over: the edge list of ``adj``
+    where it is a sparse graph without gradient (same values, :math:`O(E)`
+    work), else ``log Ã`` for the dense ``B × N × N`` computation."""
+    if use_sparse_attention(adj):
+        return attention_edges(adj)
+    return attention_log_weights(adj)
+
+
 class DenseGATLayer(nn.Module):
     r"""Single-head graph attention (Veličković et al., ICLR 2018) with edge weights.
 
@@ -130,13 +145,19 @@ class DenseGATLayer(nn.Module):
         return self.lin.weight
 
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
-        return self.forward_projected(self.lin(x), adj, mask, attention_log_weights(adj))
+        return self.forward_projected(self.lin(x), adj, mask, gat_attention_input(adj))
 
-    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, log_w: Tensor) -> Tensor:
+    def forward_projected(
+        self, h: Tensor, adj: Tensor, mask: Tensor, graph: Tensor | AttentionEdges
+    ) -> Tensor:
         """The layer from ``h = x @ first_weight.T``, with
-        ``log_w = attention_log_weights(adj)`` computed by the caller once for
+        ``graph = gat_attention_input(adj)`` computed by the caller once for
         all the layers on ``adj``."""
-        out = edge_attention(h @ self.att_dst, h @ self.att_src, log_w, h, self.negative_slope)
+        dst, src = h @ self.att_dst, h @ self.att_src
+        if isinstance(graph, AttentionEdges):
+            out = sparse_edge_attention(dst, src, graph, h, self.negative_slope)
+        else:
+            out = edge_attention(dst, src, graph, h, self.negative_slope)
         out = out + self.bias
         return out * mask.unsqueeze(-1)
 
@@ -265,7 +286,7 @@ class Backbone(nn.Module):
         if self.kind == "gcn":
             norm = _gcn_propagation(adj)
         elif self.kind == "gat":
-            norm = attention_log_weights(adj)
+            norm = gat_attention_input(adj)
         else:
             norm = None
         h = F.relu(self.conv1.forward_projected(h, adj, mask, norm))
