@@ -26,6 +26,12 @@ weights with that device's arithmetic.
 The file is written to a temporary name and renamed, so a kill while writing
 leaves the previous epoch's checkpoint intact. It is removed once the unit's
 record is saved.
+
+Killing the run's main process does not stop joblib's worker processes: they
+go on training the units they hold, and would go on saving their checkpoints
+beside those of a new run of the same units. A checkpoint callback given the
+``owner`` process id therefore ends its process, without saving, once that
+process is gone.
 """
 
 from __future__ import annotations
@@ -83,6 +89,10 @@ class EpochCheckpoint(Callback):
         The unit's key, stored in the file and checked on loading.
     state : dict, optional
         A loaded checkpoint to resume from (``load_checkpoint``).
+    owner : int, optional
+        Process id of the run that owns the unit: this process or its parent
+        (a worker's). Once it is neither (the run was killed and this worker
+        left behind), the next epoch end exits this process instead of saving.
 
     Notes
     -----
@@ -91,10 +101,16 @@ class EpochCheckpoint(Callback):
     training is not saved, so a resumed unit stops there again.
     """
 
-    def __init__(self, path: Path, key: tuple, state: dict | None = None):
+    def __init__(self, path: Path, key: tuple, state: dict | None = None,
+                 owner: int | None = None):
         self.path = Path(path)
         self.key = key
         self.state = state
+        self.owner = owner
+
+    def orphaned(self) -> bool:
+        """Whether the run that owns this unit is gone."""
+        return self.owner is not None and self.owner not in (os.getpid(), os.getppid())
 
     def on_train_begin(self, net, **kwargs):
         if self.state is None:
@@ -107,6 +123,10 @@ class EpochCheckpoint(Callback):
             torch.cuda.set_rng_state(self.state["cuda_rng"])
 
     def on_epoch_end(self, net, **kwargs):
+        if self.orphaned():
+            # No one will read this unit's result, and a new run may own its
+            # file now: leave it alone and stop.
+            os._exit(1)
         state = {
             "key": list(self.key),
             "module": net.module_.state_dict(),

@@ -175,7 +175,9 @@ def overrides(args) -> dict:
     return out
 
 
-def run_unit(unit: dict, args, threads: int) -> dict:
+def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
+    """Train and score one unit; ``owner`` is the run's main process id
+    (checkpointing workers stop once it is gone)."""
     torch.set_num_threads(threads)
     start = time.perf_counter()
     graphs, y = load(unit["dataset"], args.data_home, args.max_graphs, args.seed)
@@ -199,7 +201,8 @@ def run_unit(unit: dict, args, threads: int) -> dict:
         path = unit_checkpoint(args, unit)
         if path is not None:
             state = load_checkpoint(path, unit_key(unit))
-            callbacks.append(("checkpoint", EpochCheckpoint(path, unit_key(unit), state)))
+            checkpoint = EpochCheckpoint(path, unit_key(unit), state, owner=owner)
+            callbacks.append(("checkpoint", checkpoint))
             if state is not None:  # resume after the last saved epoch
                 done = epochs_done(state)
                 resume = dict(max_epochs=args.epochs - done, iterator_train=ResumedGraphLoader,
@@ -450,7 +453,7 @@ def main(argv=None) -> None:
     from reproduce_table1 import run_unit as worker
 
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
-        delayed(worker)(u, args, threads) for u in todo)
+        delayed(worker)(u, args, threads, os.getpid()) for u in todo)
     for record in jobs:
         # Open per record: a file replaced while a long run goes on (a git
         # checkout, a sync) must not swallow the results that follow.

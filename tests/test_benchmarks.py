@@ -218,3 +218,34 @@ def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monk
     other = dict(unit_b, fold=1)
     with pytest.raises(ValueError, match="not of"):
         rt.load_checkpoint(path, rt.unit_key(other))
+
+
+def test_epoch_checkpoint_of_an_orphaned_worker_exits_without_saving(tmp_path, monkeypatch):
+    """A worker left running after its run's main process was killed must not
+    write the unit's checkpoint (a new run of the unit may own the file)."""
+    import pytest
+
+    EpochCheckpoint = _import_script().EpochCheckpoint
+
+    class Net:  # what on_epoch_end reads, for a saving callback
+        module_ = optimizer_ = type("S", (), {"state_dict": lambda self: {}})()
+        history = type("H", (), {"to_list": lambda self: []})()
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+
+    class Exited(Exception):
+        pass
+
+    def fake_exit(code):
+        raise Exited(code)
+
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    for owner in (os.getpid(), os.getppid(), None):  # a live owner: the run itself or a worker's
+        path = tmp_path / f"owner-{owner}.pt"
+        EpochCheckpoint(path, ("k",), owner=owner).on_epoch_end(Net())
+        assert path.exists()
+    path = tmp_path / "orphan.pt"
+    with pytest.raises(Exited):
+        EpochCheckpoint(path, ("k",), owner=dead.pid).on_epoch_end(Net())
+    assert not path.exists() and not path.with_suffix(".tmp").exists()
