@@ -1,17 +1,19 @@
-"""Training and prediction speed and peak memory of VIB-GSL, with plain PyG GCN as the yardstick.
+"""Training and prediction speed and peak memory of VIB-GSL against the same plain PyG GNN.
 
 Each dataset runs in a fresh Python process (so that its peak memory is its
 own), and in that process:
 
-* VIB-GSL (``VIBGSLClassifier``, GCN backbone, structure learning on) — the
+* VIB-GSL (``VIBGSLClassifier``, structure learning on, the backbone of
+  ``--backbone``: GCN by default, GAT or GIN) — the
   median training-epoch time over the timed epochs after one warm-up epoch
   (skorch's ``dur``: the epoch only, not the once-per-call input conversion),
   prediction throughput (graphs/s, median of repeated ``predict_proba`` over
   the training graphs), and the padding overhead: padded pairs ``Σ B·N²`` of
   a training epoch over the dense pair count ``Σ nᵢ²``, with batches bounded
   by ``batch_size`` graphs *and* the node-pair budget ``max_pairs="auto"``;
-* the same GCN on the observed graph in plain PyG (sparse ``GCNConv``,
-  ``DataLoader``, global mean pooling, 2-layer MLP) — median epoch time. Its
+* the same backbone on the observed graph in plain PyG (sparse ``GCNConv``,
+  single-head ``GATConv`` or ``GINConv`` with a learnable ε, ``DataLoader``,
+  global mean pooling, 2-layer MLP) — median epoch time. Its
   epochs alternate with VIB-GSL's, so that load from other tenants of a
   shared machine hits both alike; the ratio is the median of per-epoch ratios.
 
@@ -35,7 +37,8 @@ Usage::
 ``--n-train 0`` means a 10-fold training set (90 % of the graphs).
 Writes ``benchmarks/results/speed.md`` and ``speed.json`` (``--results-dir``);
 with ``--device cuda``, ``speed_gpu.md``/``speed_gpu.json``, with the peak GPU
-memory (``torch.cuda.max_memory_allocated``) of each phase.
+memory (``torch.cuda.max_memory_allocated``) of each phase. A backbone other
+than GCN goes in its own files: ``speed_gat.md``, ``speed_gin_gpu.md``, ...
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from pathlib import Path
 from _machine import peak_mib, reset_peak, status_mib  # benchmarks/_machine.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
+YARDSTICK = {"gcn": "GCNConv", "gat": "GATConv", "gin": "GINConv"}
 PAPER_BATCH_NOTE = (
     "The paper does not state its batch sizes; it follows PyG's kernel benchmark "
     "(`benchmark/kernel`, batch size 128). We use the batch size shown in the table for "
@@ -65,23 +69,31 @@ PAPER_BATCH_NOTE = (
 # one dataset, in this process
 # --------------------------------------------------------------------------- #
 def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epochs: int,
-          predict_repeats: int, device: str = "cpu") -> dict:
+          predict_repeats: int, device: str = "cpu", backbone: str = "gcn") -> dict:
     import numpy as np
     import torch
     from torch import nn
     from torch_geometric.data import Data
     from torch_geometric.loader import DataLoader
-    from torch_geometric.nn import GCNConv, global_mean_pool
+    from torch_geometric.nn import GATConv, GCNConv, GINConv, global_mean_pool
 
     from sk_vibgsl import DegreeFeatures, VIBGSLClassifier
     from sk_vibgsl._batching import auto_max_pairs, size_bucketed_batches
     from sk_vibgsl.datasets import load_tu_dataset
 
-    class PlainGCN(nn.Module):
+    def conv(in_channels: int, out_channels: int) -> nn.Module:
+        if backbone == "gat":
+            return GATConv(in_channels, out_channels, heads=1)
+        if backbone == "gin":
+            return GINConv(nn.Sequential(nn.Linear(in_channels, out_channels), nn.ReLU(),
+                                         nn.Linear(out_channels, out_channels)), train_eps=True)
+        return GCNConv(in_channels, out_channels)
+
+    class PlainGNN(nn.Module):
         def __init__(self, in_channels: int, hidden: int, n_classes: int) -> None:
             super().__init__()
-            self.conv1 = GCNConv(in_channels, hidden)
-            self.conv2 = GCNConv(hidden, hidden)
+            self.conv1 = conv(in_channels, hidden)
+            self.conv2 = conv(hidden, hidden)
             self.mlp = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(),
                                      nn.Linear(hidden, n_classes))
 
@@ -91,13 +103,13 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
             return self.mlp(global_mean_pool(h, data.batch))
 
     class PlainPyG:
-        """The yardstick: sparse GCN on the observed graph, one epoch per call."""
+        """The yardstick: the sparse PyG backbone on the observed graph, one epoch per call."""
 
         def __init__(self, graphs, y, batch_size: int) -> None:
             data = [Data(x=g.x, edge_index=g.edge_index, y=torch.tensor([int(c)]))
                     for g, c in zip(graphs, y)]
             self.loader = DataLoader(data, batch_size=batch_size, shuffle=True)
-            self.model = PlainGCN(graphs[0].x.shape[1], 16, int(max(y)) + 1).to(device)
+            self.model = PlainGNN(graphs[0].x.shape[1], 16, int(max(y)) + 1).to(device)
             self.opt = torch.optim.Adam(self.model.parameters(), lr=0.005)
 
         def epoch(self) -> float:
@@ -164,7 +176,7 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
     base_rss = status_mib("VmRSS") or peak_mib()
     can_reset = reset_peak()
     gpu_reset()
-    clf = VIBGSLClassifier(backbone="gcn", batch_size=batch_size, max_epochs=1,
+    clf = VIBGSLClassifier(backbone=backbone, batch_size=batch_size, max_epochs=1,
                            warm_start=True, random_state=0, device=device,
                            callbacks=[("cpu_time", EpochCPUTime())])
     clf.fit(graphs, y)  # warm-up epoch, and the training-memory peak
@@ -196,8 +208,10 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
         predict.append(time.perf_counter() - t0)
     predict_peak = peak_mib()
     predict_gpu_peak = gpu_peak_mib()
+    plain = f"plain_pyg_{backbone}"
     return {
         "dataset": name,
+        "backbone": backbone,
         "train_graphs": len(graphs),
         "n_features": int(graphs[0].x.shape[1]),
         "max_nodes": int(sizes.max()),
@@ -212,14 +226,14 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
         "padding_overhead_unbucketed": naive / dense_pairs,
         "vibgsl_epoch_s": statistics.median(vib_epochs),
         "vibgsl_epochs_s": vib_epochs,
-        "plain_pyg_gcn_epoch_s": statistics.median(pyg_epochs),
-        "plain_pyg_gcn_epochs_s": pyg_epochs,
+        f"{plain}_epoch_s": statistics.median(pyg_epochs),
+        f"{plain}_epochs_s": pyg_epochs,
         "ratio_vibgsl_over_pyg": statistics.median(
             v / p for v, p in zip(vib_epochs, pyg_epochs)),
         "vibgsl_epoch_cpu_s": statistics.median(vib_cpu),
         "vibgsl_epochs_cpu_s": vib_cpu,
-        "plain_pyg_gcn_epoch_cpu_s": statistics.median(pyg_cpu),
-        "plain_pyg_gcn_epochs_cpu_s": pyg_cpu,
+        f"{plain}_epoch_cpu_s": statistics.median(pyg_cpu),
+        f"{plain}_epochs_cpu_s": pyg_cpu,
         "cpu_ratio_vibgsl_over_pyg": statistics.median(
             v / p for v, p in zip(vib_cpu, pyg_cpu)),
         "predict_graphs_per_s": len(graphs) / statistics.median(predict),
@@ -267,8 +281,11 @@ def write(results_dir: Path, rows: list[dict], meta: dict, stem: str = "speed") 
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{stem}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     gpu = any(r.get("device", "cpu") != "cpu" for r in rows)
+    kind = rows[0].get("backbone", "gcn")  # rows written before --backbone: GCN
+    name = kind.upper()
+    plain = f"plain_pyg_{kind}"
     lines = [
-        "# Speed and memory: VIB-GSL (GCN backbone) vs plain PyG GCN, "
+        f"# Speed and memory: VIB-GSL ({name} backbone) vs plain PyG {name}, "
         + (f"GPU ({rows[0]['device_name']})" if gpu else "CPU"),
         "",
         "Commands:",
@@ -280,7 +297,7 @@ def write(results_dir: Path, rows: list[dict], meta: dict, stem: str = "speed") 
         "Epoch times are medians over the timed epochs, after one warm-up epoch; the "
         "two models' epochs alternate in one process and the ratio is the median of "
         "per-epoch ratios (< 1: VIB-GSL faster). VIB-GSL includes structure learning on "
-        "dense batches; the yardstick runs sparse `GCNConv` on the observed graph. "
+        f"dense batches; the yardstick runs sparse `{YARDSTICK[kind]}` on the observed graph. "
         "The load average (1 min) at the start and end of each dataset's run is shown: "
         "the machine is shared, so absolute times are inflated by other tenants' work, "
         "and the same-run ratio is the figure to compare. " + PAPER_BATCH_NOTE,
@@ -288,7 +305,7 @@ def write(results_dir: Path, rows: list[dict], meta: dict, stem: str = "speed") 
         "CPU s/epoch is the process's CPU time over the epoch (`time.process_time`), "
         "which other tenants inflate far less than wall time.",
         "",
-        "| dataset | train graphs | batch | VIB-GSL s/epoch | plain PyG GCN s/epoch | ratio | "
+        f"| dataset | train graphs | batch | VIB-GSL s/epoch | plain PyG {name} s/epoch | ratio | "
         "VIB-GSL CPU s/epoch | PyG CPU s/epoch | CPU ratio | "
         "predict graphs/s | epochs timed | load avg |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -301,9 +318,9 @@ def write(results_dir: Path, rows: list[dict], meta: dict, stem: str = "speed") 
         la = r.get("loadavg_start_end") or ["?", "?"]
         lines.append(
             f"| {r['dataset']} | {r['train_graphs']} | {r['batch_size']} | "
-            f"{r['vibgsl_epoch_s']:.3f} | {r['plain_pyg_gcn_epoch_s']:.3f} | "
+            f"{r['vibgsl_epoch_s']:.3f} | {r[plain + '_epoch_s']:.3f} | "
             f"{r['ratio_vibgsl_over_pyg']:.2f} | {num(r, 'vibgsl_epoch_cpu_s', '.3f')} | "
-            f"{num(r, 'plain_pyg_gcn_epoch_cpu_s', '.3f')} | "
+            f"{num(r, plain + '_epoch_cpu_s', '.3f')} | "
             f"{num(r, 'cpu_ratio_vibgsl_over_pyg', '.2f')} | {r['predict_graphs_per_s']:.0f} | "
             f"{r['epochs_timed']} | {la[0]} → {la[1]} |"
         )
@@ -368,6 +385,9 @@ def parse(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["IMDB-BINARY", "IMDB-MULTI"])
     parser.add_argument("--data-home", default=None)
+    parser.add_argument("--backbone", choices=sorted(YARDSTICK), default="gcn",
+                        help="backbone of both models; other than gcn, results go in "
+                             "speed_<backbone>[_gpu].md/json")
     parser.add_argument("--n-train", type=int, default=800,
                         help="training graphs (a random subset); 0: 90%% (a 10-fold training set)")
     parser.add_argument("--batch-size", type=int, default=100)
@@ -399,7 +419,7 @@ def main(argv=None) -> None:
         if args.threads:
             torch.set_num_threads(args.threads)
         row = bench(args.datasets[0], args.data_home, args.n_train, args.batch_size,
-                    args.epochs, args.predict_repeats, args.device)
+                    args.epochs, args.predict_repeats, args.device, args.backbone)
         print(json.dumps(row), flush=True)
         return
 
@@ -407,7 +427,8 @@ def main(argv=None) -> None:
     command = "python benchmarks/bench_speed.py " + shlex.join(
         a for a in argv if a != "--force")
     results_dir = Path(args.results_dir)
-    stem = "speed" if args.device == "cpu" else "speed_gpu"
+    stem = "speed" + ("" if args.backbone == "gcn" else f"_{args.backbone}")
+    stem += "" if args.device == "cpu" else "_gpu"
     path = results_dir / f"{stem}.json"
     old = json.loads(path.read_text()) if path.is_file() else {"meta": {}, "rows": []}
     rows = {r["dataset"]: r for r in old["rows"] if "train_peak_rss_mib" in r}
@@ -419,7 +440,7 @@ def main(argv=None) -> None:
         child = [sys.executable, str(Path(__file__).resolve()), "--one", "--datasets", name,
                  "--n-train", str(args.n_train), "--batch-size", str(args.batch_size),
                  "--epochs", str(args.epochs), "--predict-repeats", str(args.predict_repeats),
-                 "--device", args.device]
+                 "--device", args.device, "--backbone", args.backbone]
         if args.data_home:
             child += ["--data-home", args.data_home]
         if args.threads:

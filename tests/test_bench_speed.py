@@ -44,3 +44,18 @@ def test_bench_speed_quick_runs_writes_and_resumes(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "already in" in proc.stdout
     assert json.loads((tmp_path / "speed.json").read_text())["rows"] == data["rows"]
+
+
+def test_bench_speed_other_backbone_goes_in_its_own_files(tmp_path):
+    proc = _run(tmp_path, "--backbone", "gat")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (tmp_path / "speed.json").exists()  # the GCN results are left alone
+    data = json.loads((tmp_path / "speed_gat.json").read_text())
+    assert "--backbone gat" in data["meta"]["command"]
+    (row,) = data["rows"]
+    assert row["backbone"] == "gat"
+    assert len(row["vibgsl_epochs_s"]) == len(row["plain_pyg_gat_epochs_s"]) == 2
+    assert row["plain_pyg_gat_epoch_s"] > 0 and "plain_pyg_gcn_epoch_s" not in row
+    md = (tmp_path / "speed_gat.md").read_text()
+    assert "VIB-GSL (GAT backbone) vs plain PyG GAT" in md and "`GATConv`" in md
+    assert "| IMDB-BINARY | 60 | 20 |" in md
