@@ -1,14 +1,16 @@
 """What the benchmark scripts record about the machine they ran on.
 
 Shared by ``bench_speed.py``, ``bench_parallel.py``, ``memory_inputs.py``
-and ``reproduce_table1.py``: the CPU model, and the process's resident-set
-size and its high-water mark (Linux ``/proc``; ``ru_maxrss`` elsewhere).
+and ``reproduce_table1.py``: the CPU model, the code's git commit, and the
+process's resident-set size and its high-water mark (Linux ``/proc``;
+``ru_maxrss`` elsewhere).
 """
 
 from __future__ import annotations
 
 import platform
 import resource
+import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +24,24 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def code_version() -> str | None:
+    """The checkout's commit, with ``+dirty`` when files under ``sk_vibgsl/``
+    or ``benchmarks/`` differ from it; ``None`` outside a git checkout."""
+    root = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short=12", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--",
+                    "sk_vibgsl", "benchmarks")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
 
 
 def status_mib(field: str) -> float | None:

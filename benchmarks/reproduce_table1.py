@@ -76,7 +76,7 @@ from pathlib import Path
 import numpy as np
 import sklearn
 import torch
-from _machine import cpu_model  # benchmarks/_machine.py
+from _machine import code_version, cpu_model  # benchmarks/_machine.py
 from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
     EpochCheckpoint,
     ResumedGraphLoader,
@@ -341,7 +341,9 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
              f"estimator overrides (--set): {args.overrides}; "
              f"learning-rate schedule: {args.lr_schedule}; this invocation's wall "
              f"time: {meta['wall_s']:.0f} s; summed unit time: {meta['unit_s']:.0f} s  ",
-             f"Units by device: {meta['unit_devices']}", "",
+             f"Units by device: {meta['unit_devices']}  ",
+             f"Units by code (the commit each run started from): "
+             f"{meta.get('unit_code', 'unrecorded')}", "",
              "Accuracy in %, mean ± std (population std) over the outer test folds. "
              "`paper`: test accuracy at the epoch of minimum validation loss, β picked by "
              "the best mean test accuracy — the paper's protocol, optimistic since model "
@@ -454,7 +456,9 @@ def main(argv=None) -> None:
 
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(worker)(u, args, threads, os.getpid()) for u in todo)
+    code = code_version()
     for record in jobs:
+        record["code"] = code  # the commit this run started from
         # Open per record: a file replaced while a long run goes on (a git
         # checkout, a sync) must not swallow the results that follow.
         with runs.open("a") as fh:
@@ -484,6 +488,7 @@ def main(argv=None) -> None:
         "unit_s": sum(r["seconds"] for r in records),
         # units saved before records named their device read as "unrecorded"
         "unit_devices": dict(Counter(r.get("device", "unrecorded") for r in records)),
+        "unit_code": dict(Counter(r.get("code") or "unrecorded" for r in records)),
         "note": args.note,
     }
     aggregate(records, args, meta)

@@ -64,6 +64,12 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
     assert table["meta"]["epochs"] == 2
     assert "--quick" in table["meta"]["command"]
     assert table["meta"]["unit_devices"] == {"cpu": len(expected)}
+    # each record names the commit its run started from
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
+                          capture_output=True, text=True)
+    if head.returncode == 0:
+        assert {r["code"].split("+")[0] for r in runs} == {head.stdout.strip()}
+        assert table["meta"]["unit_code"] == {runs[0]["code"]: len(expected)}
     for protocol in ("paper", "fair"):
         rows = table["table"][protocol]
         assert set(rows) == {"N/A gin", "VIB-GSL gin"}
