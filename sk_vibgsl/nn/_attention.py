@@ -14,7 +14,9 @@ Written out with tensor operations, autograd allocates about six fresh
 tensor of that size costs more in page faults than the arithmetic on it.
 :func:`edge_attention` does the same computation in one autograd node that
 allocates two in the forward pass (both kept for the backward pass, as
-before) and one or two in the backward pass, working in place otherwise.
+before) and one or two in the backward pass, working in place otherwise;
+:func:`attention_log_weights`, computed once for both layers, allocates one
+each way.
 """
 
 from __future__ import annotations

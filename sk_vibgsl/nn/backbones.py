@@ -121,6 +121,11 @@ class DenseGATLayer(nn.Module):
     :math:`\tilde{A}` is the weighted adjacency with missing self-loops
     added: the edge weight scales the attention (a weight of 0 removes the
     edge), so it is differentiable in the weights.
+
+    The ``B × N × N`` attention runs as one autograd node
+    (:mod:`sk_vibgsl.nn._attention`); on a sparse graph that needs no gradient
+    (the observed graph) on the CPU, over its edge list instead
+    (:mod:`sk_vibgsl.nn._sparse_attention`), with the same values.
     """
 
     def __init__(self, in_channels: int, out_channels: int, negative_slope: float = 0.2) -> None:
