@@ -28,7 +28,10 @@ def cpu_model() -> str:
 
 def code_version() -> str | None:
     """The checkout's commit, with ``+dirty`` when files under ``sk_vibgsl/``
-    or ``benchmarks/`` differ from it; ``None`` outside a git checkout."""
+    or ``benchmarks/`` differ from it; ``None`` outside a git checkout.
+
+    Results (``benchmarks/results/``) do not count: a results file that a
+    run appends to is not code, and must not mark the next run dirty."""
     root = Path(__file__).resolve().parents[1]
 
     def git(*args: str) -> str:
@@ -38,7 +41,7 @@ def code_version() -> str | None:
     try:
         commit = git("rev-parse", "--short=12", "HEAD")
         dirty = git("status", "--porcelain", "--untracked-files=no", "--",
-                    "sk_vibgsl", "benchmarks")
+                    "sk_vibgsl", "benchmarks", ":(exclude)benchmarks/results")
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + ("+dirty" if dirty else "")

@@ -37,7 +37,8 @@ epoch (``RESULTS/checkpoints/``, removed once the unit's line is written), so a
 unit killed mid-way resumes after its last finished epoch and, on the same
 device, ends exactly as an uninterrupted one (``benchmarks/_unit_checkpoint.py``;
 ``--no-checkpoints`` turns it off; fair units and ``--lr-step`` runs restart
-their unit). Its line then has ``resumed_after_epoch``. Every invocation
+their unit). Its line then has ``resumed_after_epoch``, and its ``seconds``
+count only the time after the resume. Every invocation
 (``--report-only`` too) prints the unfinished units that have a checkpoint and
 how many epochs it holds.
 

@@ -255,3 +255,39 @@ def test_epoch_checkpoint_of_an_orphaned_worker_exits_without_saving(tmp_path, m
     with pytest.raises(Exited):
         EpochCheckpoint(path, ("k",), owner=dead.pid).on_epoch_end(Net())
     assert not path.exists() and not path.with_suffix(".tmp").exists()
+
+
+def test_code_version_ignores_results_but_not_code(tmp_path):
+    """``+dirty`` marks changed code under sk_vibgsl/ or benchmarks/, not a
+    results file the running benchmark appends to."""
+    import importlib.util
+    import shutil
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "sk_vibgsl").mkdir()
+    shutil.copy(SCRIPT.parent / "_machine.py", tmp_path / "benchmarks" / "_machine.py")
+    runs = tmp_path / "benchmarks" / "results" / "runs.jsonl"
+    runs.write_text("{}\n")
+    code = tmp_path / "sk_vibgsl" / "model.py"
+    code.write_text("x = 1\n")
+    try:
+        git("init", "-q")
+        git("add", ".")
+        git("commit", "-q", "-m", "init")
+    except (OSError, subprocess.CalledProcessError):
+        import pytest
+        pytest.skip("git is not available")
+    spec = importlib.util.spec_from_file_location("_machine_copy",
+                                                  tmp_path / "benchmarks" / "_machine.py")
+    machine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(machine)
+    clean = machine.code_version()
+    assert clean is not None and "+" not in clean
+    runs.write_text("{}\n{}\n")  # a run appended a record
+    assert machine.code_version() == clean
+    code.write_text("x = 2\n")  # the model changed
+    assert machine.code_version() == clean + "+dirty"
