@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "reproduce_table1.py"
 
@@ -148,6 +150,48 @@ def test_reproduce_table1_fair_units_ignore_patience(tmp_path):
     units = rt.plan(args)
     assert {u["patience"] for u in units if u["protocol"] == "fair"} == {None}
     assert {u["patience"] for u in units if u["protocol"] == "paper"} == {5}
+
+
+def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path):
+    """``--fair-patience P`` keys the fair units (not the paper ones) and makes every
+    fair fit stop on a validation split of its own training graphs: the refit stops P
+    epochs after its best validation cross-entropy, on 10 % of the outer training fold."""
+    rt = _import_script()
+    args = rt.parse(["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--betas", "1e-2",
+                     "1e-4", "--folds", "2", "--inner-folds", "2", "--epochs", "60",
+                     "--max-graphs", "200", "--device", "cpu", "--patience", "7",
+                     "--fair-patience", "3", "--results-dir", str(tmp_path)])
+    units = rt.plan(args)
+    assert {u["patience"] for u in units if u["protocol"] == "fair"} == {3}
+    assert {u["patience"] for u in units if u["protocol"] == "paper"} == {7}
+    # fair units run without a patience are other units
+    plain = rt.plan(rt.parse(["--quick", "--results-dir", str(tmp_path)]))
+    assert {u["patience"] for u in plain if u["protocol"] == "fair"} == {None}
+
+    unit = next(u for u in units if u["protocol"] == "fair" and u["fold"] == 1)
+    seen = []
+    real_fit = rt.VIBGSLClassifier.fit
+
+    def spy(net, X, y=None, **kw):
+        seen.append(net)
+        return real_fit(net, X, y, **kw)
+
+    rt.VIBGSLClassifier.fit = spy
+    try:
+        record = rt.run_unit(unit, args, 1)
+    finally:
+        rt.VIBGSLClassifier.fit = real_fit
+    assert len(seen) == 2 * 2 + 1  # 2 betas x 2 inner folds, then the refit
+    assert record["epochs_run"] < args.epochs
+    assert record["epochs_run"] == record["best_epoch"] + 3
+    refit = seen[-1]
+    assert len(refit.history) == record["epochs_run"]
+    valid_graphs = sum(b["valid_batch_size"] for b in refit.history[-1, "batches"]
+                       if "valid_batch_size" in b)
+    assert valid_graphs == 10  # 10 % of the 100-graph outer training fold
+    for net in seen:  # every inner fit stopped on its own split, too
+        losses = net.history[:, "valid_ce"]
+        assert len(losses) == args.epochs or len(losses) - 1 - int(np.argmin(losses)) == 3
 
 
 def test_reproduce_table1_lr_step_schedule(tmp_path):
