@@ -152,7 +152,7 @@ def test_reproduce_table1_fair_units_ignore_patience(tmp_path):
     assert {u["patience"] for u in units if u["protocol"] == "paper"} == {5}
 
 
-def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path):
+def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path, monkeypatch):
     """``--fair-patience P`` keys the fair units (not the paper ones) and makes every
     fair fit stop on a validation split of its own training graphs: the refit stops P
     epochs after its best validation cross-entropy, on 10 % of the outer training fold."""
@@ -176,11 +176,8 @@ def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path
         seen.append(net)
         return real_fit(net, X, y, **kw)
 
-    rt.VIBGSLClassifier.fit = spy
-    try:
-        record = rt.run_unit(unit, args, 1)
-    finally:
-        rt.VIBGSLClassifier.fit = real_fit
+    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    record = rt.run_unit(unit, args, 1)
     assert len(seen) == 2 * 2 + 1  # 2 betas x 2 inner folds, then the refit
     assert record["epochs_run"] < args.epochs
     assert record["epochs_run"] == record["best_epoch"] + 3
