@@ -51,6 +51,9 @@ Usage::
     python benchmarks/reproduce_table1.py                        # everything (days on CPU)
     python benchmarks/reproduce_table1.py --datasets IMDB-BINARY --backbones gin \\
         --protocols fair --n-jobs 2
+    python benchmarks/reproduce_table1.py --datasets IMDB-BINARY IMDB-MULTI \\
+        --protocols fair --fair-patience 20 --n-jobs 2 --threads 1 \\
+        --results-dir benchmarks/results/fair_early_stopping   # ~45 s a unit
     python benchmarks/reproduce_table1.py --quick --results-dir /tmp/t1   # smoke test, ~30 s
     python benchmarks/reproduce_table1.py --datasets IMDB-MULTI --backbones gin \
         --betas 1e-5 --protocols paper --patience 50 --learners VIB-GSL \
