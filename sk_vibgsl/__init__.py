@@ -1,6 +1,7 @@
 """sk_vibgsl: VIB-GSL graph structure learning as a scikit-learn estimator."""
 
 from ._classifier import VIBGSLClassifier
+from ._presets import PAPER_PARAMS
 from .perturbation import EdgePerturber, perturb_edges
 from .preprocessing import DegreeFeatures, NodeFeatureTransformer
 
@@ -10,6 +11,7 @@ __all__ = [
     "DegreeFeatures",
     "EdgePerturber",
     "NodeFeatureTransformer",
+    "PAPER_PARAMS",
     "VIBGSLClassifier",
     "__version__",
     "perturb_edges",

@@ -1,4 +1,4 @@
-"""The whole VIB-GSL module: ``forward(x, adj, mask) -> (logits, kl)``."""
+"""The whole VIB-GSL module: ``forward(x, mask, adj) -> (logits, kl, edge_kl, density)``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ import torch
 from torch import Tensor, nn
 
 from .backbones import Backbone
-from .structure import FeatureMask, StructureLearner
+from .structure import (
+    FeatureMask,
+    StructureLearner,
+    candidate_pairs,
+    edge_density,
+    edge_kl_to_prior,
+)
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
 __all__ = ["VIBGSLModule"]
@@ -48,12 +54,29 @@ class VIBGSLModule(nn.Module):
     batch_norm : bool, default=False
         Batch-normalise each GIN layer's output (``backbone="gin"`` only; see
         :class:`~sk_vibgsl.nn.backbones.DenseGINLayer`).
+    edge_score : {"inner", "cosine"}, default="inner"
+        Edge logit of the structure learner (:class:`StructureLearner`).
+    structure_k : int, optional
+        Per-node top-``k`` sparsification of the learned graph.
+    candidate_hops : int, optional
+        Learned edges only between nodes within this many hops of the
+        observed graph (:func:`candidate_pairs`); needs ``adj``.
+    edge_prior : float, optional
+        Prior edge probability ``r`` of the structure's KL term
+        (:func:`edge_kl_to_prior`); ``None`` leaves it out (zeros).
 
     Returns (forward)
     -----------------
     logits : Tensor of shape (B, n_classes)
     kl : Tensor of shape (B,)
         Per-graph KL divergence to the standard normal prior.
+    edge_kl : Tensor of shape (B,)
+        Per-graph KL divergence of the edge distribution to ``Ber(r)``
+        (zeros without ``edge_prior`` or without structure learning).
+    density : Tensor of shape (B,)
+        Per-graph density of the learned graph :math:`A_{IB}`
+        (:func:`edge_density`), or of the observed graph when structure
+        learning is off.
     """
 
     def __init__(
@@ -68,13 +91,25 @@ class VIBGSLModule(nn.Module):
         feature_mask: bool = True,
         structure_mix: float = 0.0,
         batch_norm: bool = False,
+        edge_score: str = "inner",
+        structure_k: int | None = None,
+        candidate_hops: int | None = None,
+        edge_prior: float | None = None,
     ) -> None:
         super().__init__()
+        if candidate_hops is not None and candidate_hops < 1:
+            raise ValueError(f"candidate_hops must be None or an int >= 1, got {candidate_hops!r}.")
+        if edge_prior is not None and not 0 < edge_prior < 1:
+            raise ValueError(f"edge_prior must be None or a float in (0, 1), got {edge_prior!r}.")
         self.ib_size = ib_size
         self.structure_mix = structure_mix
+        self.candidate_hops = candidate_hops
+        self.edge_prior = edge_prior
         self.feature_mask = FeatureMask(in_channels) if feature_mask else None
         self.structure = (
-            StructureLearner(in_channels, hidden_dim, temperature, edge_threshold)
+            StructureLearner(
+                in_channels, hidden_dim, temperature, edge_threshold, edge_score, structure_k
+            )
             if structure_mix < 1
             else None
         )
@@ -85,7 +120,21 @@ class VIBGSLModule(nn.Module):
 
     @property
     def uses_observed_graph(self) -> bool:
-        return self.structure_mix > 0
+        return self.structure_mix > 0 or (
+            self.structure is not None and self.candidate_hops is not None
+        )
+
+    def _check_adj(self, adj: Tensor | None) -> None:
+        if adj is None and self.structure_mix > 0:
+            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        if adj is None and self.uses_observed_graph:
+            raise ValueError("candidate_hops needs the observed adjacency `adj`.")
+
+    def _candidates(self, mask: Tensor, adj: Tensor | None) -> Tensor | None:
+        """Candidate pairs of the learned graph (``None``: every pair)."""
+        if self.candidate_hops is None and self.edge_prior is None:
+            return None  # the structure learner's own (fastest) default
+        return candidate_pairs(mask, adj, self.candidate_hops)
 
     def ib_graph(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Return the IB-graph ``(X_IB, A)`` that the GNN sees.
@@ -94,23 +143,24 @@ class VIBGSLModule(nn.Module):
         """
         x_ib = self.feature_mask(x, mask) if self.feature_mask is not None else x
         lam = self.structure_mix
-        if lam > 0 and adj is None:
-            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        self._check_adj(adj)
         if self.structure is None:
             return x_ib, adj
-        a_ib = self.structure(x_ib, mask)
+        a_ib = self.structure(x_ib, mask, self._candidates(mask, adj))
         if lam > 0:
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
 
-    def encode(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """Return :math:`\\mu, \\sigma` of :math:`p(Z \\mid G)`, each ``(B, K)``."""
+    def encode(
+        self, x: Tensor, mask: Tensor, adj: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        r"""Return :math:`\mu, \sigma` of :math:`p(Z \mid G)`, each ``(B, K)``,
+        and the per-graph edge KL and density (see the class's Returns)."""
         # As gnn(*ib_graph(x, mask, adj), mask), but X_IB only ever enters
         # linear maps (the structure learner's first layer and the GNN's), so
         # the feature mask gives their outputs directly (FeatureMask.project).
         lam = self.structure_mix
-        if lam > 0 and adj is None:
-            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        self._check_adj(adj)
         weights = [self.gnn.conv1.first_weight]
         if self.structure is not None:
             weights.append(self.structure.lin1.weight)
@@ -118,21 +168,32 @@ class VIBGSLModule(nn.Module):
             projected = self.feature_mask.project(x, mask, weights)
         else:
             projected = list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+        edge_kl = mask.new_zeros(mask.shape[0], dtype=projected[0].dtype)
         if self.structure is None:
             a = adj
+            density = edge_density(adj, mask)
         else:
-            a = self.structure.from_projection(projected[1], mask)
+            candidates = self._candidates(mask, adj)
+            a = self.structure.from_projection(projected[1], mask, candidates)
+            with torch.no_grad():
+                density = edge_density(a, mask)
+            if self.edge_prior is not None:
+                logits = self.structure.logits_from_projection(projected[1])
+                edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
             if lam > 0:
                 a = lam * adj + (1 - lam) * a
         h = self.gnn.forward_projected(projected[0], a, mask)
         n_nodes = mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
         pooled = h.sum(-2) / n_nodes
-        return gaussian_parameters(pooled, self.ib_size)
+        mu, sigma = gaussian_parameters(pooled, self.ib_size)
+        return mu, sigma, edge_kl, density
 
-    def forward(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        mu, sigma = self.encode(x, mask, adj)
+    def forward(
+        self, x: Tensor, mask: Tensor, adj: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        mu, sigma, edge_kl, density = self.encode(x, mask, adj)
         z = reparameterize(mu, sigma, sample=self.training)
-        return self.classifier(z), kl_to_standard_normal(mu, sigma)
+        return self.classifier(z), kl_to_standard_normal(mu, sigma), edge_kl, density
 
     @torch.no_grad()
     def set_feature_mean(self, mean: Tensor) -> None:
