@@ -3,7 +3,7 @@
 from ._classifier import VIBGSLClassifier
 from ._presets import PAPER_PARAMS
 from .perturbation import EdgePerturber, perturb_edges
-from .preprocessing import DegreeFeatures, NodeFeatureTransformer
+from .preprocessing import DegreeFeatures, NodeFeatureTransformer, RandomWalkFeatures
 
 __version__ = "0.1.0"
 
@@ -12,6 +12,7 @@ __all__ = [
     "EdgePerturber",
     "NodeFeatureTransformer",
     "PAPER_PARAMS",
+    "RandomWalkFeatures",
     "VIBGSLClassifier",
     "__version__",
     "perturb_edges",
