@@ -121,6 +121,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         with ``edge_threshold`` above ``edge_prior``, thin the graph.
     edge_prior : float, default=0.1
         Prior edge probability :math:`r \in (0, 1)` of that term.
+    learn_mix : bool, default=False
+        Learn :math:`\lambda` as a gate :math:`\lambda = \sigma(\theta)`
+        (one scalar :math:`\theta`, trained with the rest), starting at
+        ``structure_mix``, which must then lie in :math:`(0, 1)`; the fitted
+        value is ``module_.mix``.
     node_attr : str, default="x"
         Node attribute holding the features of networkx graphs.
     max_pairs : int, "auto" or None, default="auto"
@@ -246,6 +251,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         candidate_hops: int | None = None,
         edge_beta: float = 0.0,
         edge_prior: float = 0.1,
+        learn_mix: bool = False,
         node_attr: str = "x",
         max_pairs: int | str | None = "auto",
         max_nodes: int | None = 10_000,
@@ -290,6 +296,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.candidate_hops = candidate_hops
         self.edge_beta = edge_beta
         self.edge_prior = edge_prior
+        self.learn_mix = learn_mix
         self.node_attr = node_attr
         self.max_pairs = max_pairs
         self.max_nodes = max_nodes
@@ -351,6 +358,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "a float in (0, 1)",
         )
         check(
+            "learn_mix",
+            isinstance(self.learn_mix, bool | np.bool_)
+            and (not self.learn_mix or 0 < self.structure_mix < 1),
+            "a bool, True only with structure_mix in (0, 1)",
+        )
+        check(
             "max_pairs",
             self.max_pairs is None
             or self.max_pairs == "auto"
@@ -408,6 +421,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "structure_k": self.structure_k,
             "candidate_hops": self.candidate_hops,
             "edge_prior": self.edge_prior if self.edge_beta > 0 else None,
+            "learn_mix": self.learn_mix,
         }
         kwargs.update(self.get_params_for("module"))
         return kwargs

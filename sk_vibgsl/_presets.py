@@ -26,6 +26,7 @@ PAPER_PARAMS: dict = {
     "candidate_hops": None,
     "edge_beta": 0.0,
     "edge_prior": 0.1,
+    "learn_mix": False,
     "lr": 0.005,
     "max_epochs": 100,
     "batch_size": 64,

@@ -250,3 +250,27 @@ def test_structure_options_are_reproducible_with_random_state(graphs):
     a = VIBGSLClassifier(**params).fit(X, y).predict_proba(X)
     b = VIBGSLClassifier(**params).fit(X, y).predict_proba(X)
     assert np.array_equal(a, b)
+
+
+def test_learned_mix_is_a_trained_gate_starting_at_structure_mix(graphs):
+    x, mask, adj = _batch()
+    model = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=0.3, learn_mix=True,
+                         edge_threshold=0.0, temperature=1.0)
+    assert model.mix.item() == pytest.approx(0.3)
+    logits, kl, *_ = model(x, mask, adj)
+    (logits.sum() + kl.sum()).backward()
+    assert model.mix_logit.grad is not None and model.mix_logit.grad.abs() > 0
+    # the graph the GNN sees is the gated mix
+    model.eval()
+    with torch.no_grad():
+        _, a = model.ib_graph(x, mask, adj)
+        learned = model.structure(model.feature_mask(x, mask), mask)
+    torch.testing.assert_close(a, 0.3 * adj + 0.7 * learned)
+    with pytest.raises(ValueError, match="learn_mix"):
+        VIBGSLModule(5, 2, structure_mix=0.0, learn_mix=True)
+    X, y = graphs
+    with pytest.raises(ValueError, match="learn_mix"):
+        VIBGSLClassifier(max_epochs=1, learn_mix=True).fit(X, y)
+    clf = VIBGSLClassifier(max_epochs=3, structure_mix=0.5, learn_mix=True, random_state=0)
+    clf.fit(X, y)
+    assert 0 < clf.module_.mix.item() < 1 and clf.module_.mix.item() != 0.5

@@ -64,6 +64,10 @@ class VIBGSLModule(nn.Module):
     edge_prior : float, optional
         Prior edge probability ``r`` of the structure's KL term
         (:func:`edge_kl_to_prior`); ``None`` leaves it out (zeros).
+    learn_mix : bool, default=False
+        Learn :math:`\lambda = \sigma(\theta)` as a gate, :math:`\theta`
+        starting at :math:`\mathrm{logit}(\lambda_0)` with
+        :math:`\lambda_0` = ``structure_mix`` in :math:`(0, 1)`.
 
     Returns (forward)
     -----------------
@@ -95,8 +99,14 @@ class VIBGSLModule(nn.Module):
         structure_k: int | None = None,
         candidate_hops: int | None = None,
         edge_prior: float | None = None,
+        learn_mix: bool = False,
     ) -> None:
         super().__init__()
+        if learn_mix and not 0 < structure_mix < 1:
+            raise ValueError(
+                "learn_mix=True needs structure_mix in (0, 1) to start from, "
+                f"got {structure_mix!r}."
+            )
         if candidate_hops is not None and candidate_hops < 1:
             raise ValueError(f"candidate_hops must be None or an int >= 1, got {candidate_hops!r}.")
         if edge_prior is not None and not 0 < edge_prior < 1:
@@ -105,6 +115,9 @@ class VIBGSLModule(nn.Module):
         self.structure_mix = structure_mix
         self.candidate_hops = candidate_hops
         self.edge_prior = edge_prior
+        self.mix_logit = (
+            nn.Parameter(torch.logit(torch.tensor(float(structure_mix)))) if learn_mix else None
+        )
         self.feature_mask = FeatureMask(in_channels) if feature_mask else None
         self.structure = (
             StructureLearner(
@@ -124,6 +137,11 @@ class VIBGSLModule(nn.Module):
             self.structure is not None and self.candidate_hops is not None
         )
 
+    @property
+    def mix(self) -> float | Tensor:
+        r""":math:`\lambda`: ``structure_mix``, or the learned gate :math:`\sigma(\theta)`."""
+        return self.structure_mix if self.mix_logit is None else torch.sigmoid(self.mix_logit)
+
     def _check_adj(self, adj: Tensor | None) -> None:
         if adj is None and self.structure_mix > 0:
             raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
@@ -142,12 +160,12 @@ class VIBGSLModule(nn.Module):
         ``A`` already includes the observed structure when ``structure_mix > 0``.
         """
         x_ib = self.feature_mask(x, mask) if self.feature_mask is not None else x
-        lam = self.structure_mix
+        lam = self.mix
         self._check_adj(adj)
         if self.structure is None:
             return x_ib, adj
         a_ib = self.structure(x_ib, mask, self._candidates(mask, adj))
-        if lam > 0:
+        if self.structure_mix > 0:
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
 
@@ -159,7 +177,7 @@ class VIBGSLModule(nn.Module):
         # As gnn(*ib_graph(x, mask, adj), mask), but X_IB only ever enters
         # linear maps (the structure learner's first layer and the GNN's), so
         # the feature mask gives their outputs directly (FeatureMask.project).
-        lam = self.structure_mix
+        lam = self.mix
         self._check_adj(adj)
         weights = [self.gnn.conv1.first_weight]
         if self.structure is not None:
@@ -180,7 +198,7 @@ class VIBGSLModule(nn.Module):
             if self.edge_prior is not None:
                 logits = self.structure.logits_from_projection(projected[1])
                 edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
-            if lam > 0:
+            if self.structure_mix > 0:
                 a = lam * adj + (1 - lam) * a
         h = self.gnn.forward_projected(projected[0], a, mask)
         n_nodes = mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
