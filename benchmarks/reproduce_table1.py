@@ -80,6 +80,7 @@ import time
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import sklearn
@@ -119,7 +120,7 @@ PAPER = {
 }
 ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair protocol
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
-               "patience", "overrides", "lr_schedule", "node_features")
+               "patience", "overrides", "lr_schedule", "node_features", "fair_betas")
 
 
 @lru_cache(maxsize=2)
@@ -230,8 +231,14 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
         pipe = make_pipeline(degree_features(unit), make_net(args, unit["backbone"],
                                                         unit["structure"],
                                                         **fair_stopping(args, unit)))
-        search = GridSearchCV(pipe, {"vibgslclassifier__beta": args.betas}, cv=inner,
-                              error_score="raise").fit(X_tr, y_tr)
+        if len(args.betas) == 1:  # nothing to choose: one fit on the training fold
+            pipe.set_params(vibgslclassifier__beta=args.betas[0]).fit(X_tr, y_tr)
+            search = SimpleNamespace(best_estimator_=pipe, score=pipe.score,
+                                     best_params_={"vibgslclassifier__beta": args.betas[0]},
+                                     cv_results_={"mean_test_score": []})
+        else:
+            search = GridSearchCV(pipe, {"vibgslclassifier__beta": args.betas}, cv=inner,
+                                  error_score="raise").fit(X_tr, y_tr)
         best = search.best_estimator_
         ib = best[-1].ib_graphs(best[:-1].transform(X_te))
         out.update(test_acc=100 * float(search.score(X_te, y_te)),
@@ -310,9 +317,12 @@ def plan(args) -> list[dict]:
     config = {k: getattr(args, k if k != "n_folds" else "folds") for k in CONFIG_KEYS}
     units = []
     for protocol in args.protocols:
-        # a fair unit's patience is --fair-patience (None: all epochs, no stopping)
-        unit_config = ({**config, "patience": args.fair_patience} if protocol == "fair"
-                       else config)
+        # a fair unit's patience is --fair-patience (None: all epochs, no stopping);
+        # its beta grid is part of its key unless it is the paper's (older records)
+        unit_config = ({**config, "patience": args.fair_patience,
+                        "fair_betas": None if args.betas == BETAS
+                        else ",".join(f"{b:g}" for b in args.betas)}
+                       if protocol == "fair" else config)
         for dataset in args.datasets:
             for backbone in args.backbones:
                 for structure in [s for s in (False, True) if learners_of(s) in args.learners]:
@@ -478,6 +488,7 @@ def parse(argv=None):
                         help="IMDB-BINARY (60 graphs), 2 folds, 2 epochs, 2 betas, GIN")
     args = parser.parse_args(argv)
     args.overrides = ",".join(sorted(args.set)) if args.set else None
+    args.fair_betas = None  # set per fair unit in plan()
     if args.lr_step and (args.lr_step[0] < 1 or args.lr_step[0] != int(args.lr_step[0])):
         parser.error(f"--lr-step EPOCHS must be a positive integer, got {args.lr_step[0]:g}")
     args.lr_schedule = (f"StepLR(step_size={int(args.lr_step[0])}, gamma={args.lr_step[1]:g})"
@@ -545,6 +556,7 @@ def main(argv=None) -> None:
                      "sklearn": sklearn.__version__, "python": platform.python_version()},
         "epochs": args.epochs, "patience": args.patience,
         "fair_patience": args.fair_patience, "folds": args.folds,
+        "node_features": args.node_features,
         "lr_schedule": args.lr_schedule,
         "inner_folds": args.inner_folds,
         "seed": args.seed, "max_graphs": args.max_graphs, "betas": args.betas,
