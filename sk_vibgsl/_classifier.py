@@ -267,6 +267,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
         tags.non_deterministic = self.random_state is None
         return tags
 
+    def _get_param_names(self):
+        """skorch's parameter names (every attribute not ending in ``_``),
+        less private bookkeeping such as skorch's ``_params_to_validate``:
+        ``get_params``, ``repr`` and ``clone`` see only real parameters."""
+        return [name for name in super()._get_param_names() if not name.startswith("_")]
+
     def _validate_hyperparameters(self) -> None:
         def check(name, ok, what):
             if not ok:
