@@ -158,11 +158,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         tabular mode, ``n_features_in_`` otherwise).
     tabular_ : bool
         Whether ``fit`` saw a table (then ``predict`` needs one too).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when ``fit`` saw a DataFrame with string column names.
     module_ : VIBGSLModule
         The fitted torch module.
-    feature_mask_ : ndarray of shape (n_node_features_,)
+    feature_mask_ : ndarray of shape (``n_node_features_``,)
         The fitted feature mask :math:`M` (ones when ``feature_mask=False``).
     history_ : skorch History
         Per epoch ``train_loss``, ``train_ce`` and ``train_kl`` (and ``valid_*``
