@@ -56,3 +56,19 @@ def test_every_public_name_is_in_the_api_reference(module):
         "them to the autosummary table of their section (template class.rst, function.rst "
         "or data.rst)"
     )
+
+
+def test_every_estimator_parameter_is_in_the_user_guide():
+    import inspect
+
+    from sk_vibgsl import VIBGSLClassifier
+
+    page = (INDEX.parents[1] / "user_guide" / "parameters.md").read_text()
+    table = "\n".join(line for line in page.splitlines() if line.startswith("| `"))
+    params = inspect.signature(VIBGSLClassifier.__init__).parameters
+    missing = [name for name in params if name not in ("self", "kwargs")
+               and f"`{name}`" not in table]
+    assert not missing, (
+        f"docs/user_guide/parameters.md has no table row for {missing}: add one (default, "
+        "meaning) beside the other parameters"
+    )
