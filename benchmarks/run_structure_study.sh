@@ -36,5 +36,7 @@ run mix05 "${V[@]}" --set structure_mix=0.5
 run mix05_learned "${V[@]}" --set structure_mix=0.5 --set learn_mix=True
 # combinations
 run cosine_top4 "${V[@]}" --set edge_score=cosine --set structure_k=4
+run mix05_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set edge_score=cosine \
+    --set structure_k=4
 run mix05_learned_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set learn_mix=True \
     --set edge_score=cosine --set structure_k=4

@@ -126,8 +126,9 @@ def write(summary: dict, results: Path) -> None:
         "which have none).",
         "",
         "Columns: accuracy (%, mean ± population std over the 10 test folds); *paired Δ*: "
-        "mean over folds of (setting − observed graph, same folds, same backbone), with "
-        "folds won–tied–lost; *min fold*: the worst fold, marked ⚠ when it is at or below "
+        "mean ± std over folds of (setting − observed graph, same folds, same backbone), "
+        "with folds won–tied–lost (the std of a mean of 10 paired differences is about a "
+        "third of the std shown); *min fold*: the worst fold, marked ⚠ when it is at or below "
         "that fold's majority-class rate (a collapse); *density*: mean share of node pairs "
         "joined by a learned edge in the refit's IB-graphs of the test fold (the observed "
         "graph's own density in the `observed` row).",
@@ -143,7 +144,8 @@ def write(summary: dict, results: Path) -> None:
                 lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
                              f"missing ({c['folds_done']}/{c['folds']} folds) | | | | | |")
                 continue
-            diff = (f"{c['paired_diff']:+.1f}" if "paired_diff" in c else "—")
+            diff = (f"{c['paired_diff']:+.1f} ± {c['paired_diff_std']:.1f}"
+                    if "paired_diff" in c else "—")
             wtl = (f"{c['won']}–{c['tied']}–{c['lost']}" if "won" in c else "—")
             warn = " ⚠" if c["collapsed_folds"] else ""
             dens = f"{c['density']:.2f}" if c.get("density") is not None else "—"
