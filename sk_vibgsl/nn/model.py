@@ -6,10 +6,15 @@ import torch
 from torch import Tensor, nn
 
 from .backbones import Backbone
+from .sparse_model import sparse_encode
 from .structure import FeatureMask, StructureLearner
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
-__all__ = ["VIBGSLModule"]
+__all__ = ["GRAPH_PATHS", "VIBGSLModule"]
+
+GRAPH_PATHS = ("auto", "dense", "sparse")
+SPARSE_MIN_NODES = 256
+"""``graph_path="auto"`` runs a batch sparse from this many nodes (largest graph) on."""
 
 
 class VIBGSLModule(nn.Module):
@@ -48,6 +53,19 @@ class VIBGSLModule(nn.Module):
     batch_norm : bool, default=False
         Batch-normalise each GIN layer's output (``backbone="gin"`` only; see
         :class:`~sk_vibgsl.nn.backbones.DenseGINLayer`).
+    structure_k : int, optional
+        Per-node top-``k`` of the learned edges; ``None`` keeps every pair.
+    candidate_hops : int, optional
+        Learned edges only between nodes within ``h`` observed hops.
+    graph_path : {"auto", "dense", "sparse"}, default="auto"
+        Where a batch runs. ``"dense"``: ``B × N × N`` tensors (fast on
+        small graphs, :math:`O(N^2)` memory). ``"sparse"``: edge lists
+        (:mod:`~sk_vibgsl.nn.sparse_model`), :math:`O(n k)` memory, and
+        :math:`O(n k)` time with ``candidate_hops`` (:math:`O(n^2 d)`
+        scoring without). ``"auto"``: sparse when the learned graph is
+        sparsified (``structure_k`` or ``candidate_hops`` set, or no
+        structure learning) and the batch's largest graph has at least
+        ``SPARSE_MIN_NODES`` (256) nodes, dense otherwise.
 
     Returns (forward)
     -----------------
@@ -68,10 +86,18 @@ class VIBGSLModule(nn.Module):
         feature_mask: bool = True,
         structure_mix: float = 0.0,
         batch_norm: bool = False,
+        structure_k: int | None = None,
+        candidate_hops: int | None = None,
+        graph_path: str = "auto",
     ) -> None:
         super().__init__()
+        if graph_path not in GRAPH_PATHS:
+            raise ValueError(f"graph_path must be one of {GRAPH_PATHS}, got {graph_path!r}.")
         self.ib_size = ib_size
         self.structure_mix = structure_mix
+        self.structure_k = structure_k
+        self.candidate_hops = candidate_hops
+        self.graph_path = graph_path
         self.feature_mask = FeatureMask(in_channels) if feature_mask else None
         self.structure = (
             StructureLearner(in_channels, hidden_dim, temperature, edge_threshold)
@@ -103,6 +129,18 @@ class VIBGSLModule(nn.Module):
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
 
+    def uses_sparse_path(self, mask: Tensor) -> bool:
+        """Whether a batch with node mask ``mask`` (``B × N``) runs on the
+        sparse path (see ``graph_path``)."""
+        if self.graph_path != "auto":
+            return self.graph_path == "sparse"
+        sparsified = (
+            self.structure is None
+            or self.structure_k is not None
+            or self.candidate_hops is not None
+        )
+        return sparsified and mask.shape[-1] >= SPARSE_MIN_NODES
+
     def encode(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Return :math:`\\mu, \\sigma` of :math:`p(Z \\mid G)`, each ``(B, K)``."""
         # As gnn(*ib_graph(x, mask, adj), mask), but X_IB only ever enters
@@ -129,8 +167,21 @@ class VIBGSLModule(nn.Module):
         pooled = h.sum(-2) / n_nodes
         return gaussian_parameters(pooled, self.ib_size)
 
-    def forward(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        mu, sigma = self.encode(x, mask, adj)
+    def forward(
+        self,
+        x: Tensor,
+        mask: Tensor,
+        adj: Tensor | None = None,
+        adj_index: Tensor | None = None,
+        adj_weight: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        if adj_index is not None or self.uses_sparse_path(mask):
+            pooled, _edge_kl, _density = sparse_encode(
+                self, x, mask, adj, adj_index, adj_weight
+            )
+            mu, sigma = gaussian_parameters(pooled, self.ib_size)
+        else:
+            mu, sigma = self.encode(x, mask, adj)
         z = reparameterize(mu, sigma, sample=self.training)
         return self.classifier(z), kl_to_standard_normal(mu, sigma)
 

@@ -1,0 +1,148 @@
+r"""The dense layers of :mod:`~sk_vibgsl.nn.backbones`, run on an edge list.
+
+Same parameters, same math, :math:`O(E)` work: a
+:class:`~sk_vibgsl.nn.backbones.Backbone` runs either on a padded
+``B × N × N`` adjacency (its own ``forward``) or, through
+:func:`sparse_backbone`, on the concatenated real nodes of the batch
+(``T × F``) and a weighted edge list. Edge ``(i, j)`` with weight
+:math:`A_{ij}` carries a message from ``j`` to ``i`` (as ``A @ h``).
+
+* GCN: :math:`\hat A h = D^{-1/2}(A + L) D^{-1/2} h`, ``L`` the missing
+  self-loops (weight 1 where :math:`A_{ii} = 0`), :math:`D = \mathrm{diag}((A + L)\mathbf 1)`.
+* GIN: :math:`(1 + \epsilon) h_i + \sum_j A_{ij} h_j`, then the MLP.
+* GAT: :math:`\alpha_{ij} \propto \tilde A_{ij} \exp(e_{ij})` over the
+  edges with :math:`A_{ij} > 0` and the missing self-loops.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from ._sparse_attention import AttentionEdges, sparse_edge_attention
+from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer
+
+__all__ = ["EdgeGraph", "coalesce_edges", "edge_graph", "mean_pool", "sparse_backbone"]
+
+_TINY = 1e-30  # as in _attention: smaller positive weights count as this one
+
+
+class EdgeGraph(NamedTuple):
+    """A coalesced weighted edge list over ``n_nodes`` concatenated nodes."""
+
+    row: Tensor  #: receiving node ``i``
+    col: Tensor  #: sending node ``j``
+    weight: Tensor  #: :math:`A_{ij}` (may carry a gradient)
+    n_nodes: int
+
+    def loop_weight(self) -> Tensor:
+        """:math:`A_{ii}` per node (0 where there is no self-loop)."""
+        loop = self.row == self.col
+        return self.weight.new_zeros(self.n_nodes).index_add(
+            0, self.row[loop], self.weight[loop]
+        )
+
+
+def coalesce_edges(index: Tensor, weight: Tensor, n_nodes: int) -> tuple[Tensor, Tensor]:
+    """Sum the weights of repeated ``(i, j)``; edges sorted by ``i`` then ``j``.
+    Differentiable in ``weight``."""
+    key = index[0] * n_nodes + index[1]
+    unique, inverse = torch.unique(key, return_inverse=True)
+    summed = weight.new_zeros(len(unique)).index_add(0, inverse, weight)
+    return torch.stack([unique // n_nodes, unique % n_nodes]), summed
+
+
+def edge_graph(index: Tensor, weight: Tensor, n_nodes: int) -> EdgeGraph:
+    """:class:`EdgeGraph` of an edge list that may repeat edges."""
+    index, weight = coalesce_edges(index, weight, n_nodes)
+    return EdgeGraph(index[0], index[1], weight, n_nodes)
+
+
+def _propagate(h: Tensor, row: Tensor, col: Tensor, weight: Tensor) -> Tensor:
+    r""":math:`\sum_j A_{ij} h_j` over the edges."""
+    return h.new_zeros(h.shape).index_add(0, row, weight.unsqueeze(-1) * h[col])
+
+
+def _gcn_norm(graph: EdgeGraph) -> tuple[Tensor, Tensor]:
+    """``(D^{-1/2}, missing self-loops)``, each ``(T, 1)``, as the dense
+    ``_gcn_propagation``."""
+    loops = (graph.loop_weight() == 0).to(graph.weight.dtype)
+    deg = graph.weight.new_zeros(graph.n_nodes).index_add(0, graph.row, graph.weight) + loops
+    return deg.clamp(min=1e-12).pow(-0.5).unsqueeze(-1), loops.unsqueeze(-1)
+
+
+def _attention_edges(graph: EdgeGraph) -> AttentionEdges:
+    r"""Edges with :math:`A_{ij} > 0` and the missing self-loops, with
+    :math:`\log \tilde A_{ij}` (differentiable where :math:`A_{ij} \ge 10^{-30}`)."""
+    missing = (graph.loop_weight() == 0).nonzero().squeeze(1)
+    pos = graph.weight > 0
+    row = torch.cat([graph.row[pos], missing])
+    col = torch.cat([graph.col[pos], missing])
+    log_w = torch.cat([graph.weight[pos].clamp(min=_TINY).log(), missing.new_zeros(
+        len(missing), dtype=graph.weight.dtype)])
+    return AttentionEdges(row, col, log_w, graph.n_nodes)
+
+
+def _gcn_layer(layer: DenseGCNLayer, h: Tensor, graph: EdgeGraph, norm) -> Tensor:
+    deg_inv_sqrt, loops = norm
+    h = deg_inv_sqrt * h
+    out = deg_inv_sqrt * (loops * h + _propagate(h, graph.row, graph.col, graph.weight))
+    return out + layer.bias
+
+
+def _gat_layer(layer: DenseGATLayer, h: Tensor, graph: EdgeGraph, edges) -> Tensor:
+    dst, src = h @ layer.att_dst, h @ layer.att_src
+    return sparse_edge_attention(dst, src, edges, h, layer.negative_slope) + layer.bias
+
+
+def _gin_layer(layer: DenseGINLayer, h: Tensor, graph: EdgeGraph, norm=None) -> Tensor:
+    h = (1 + layer.eps) * h + _propagate(h, graph.row, graph.col, graph.weight)
+    out = layer.mlp[2](layer.mlp[1](h + layer.mlp[0].bias))
+    if layer.norm is None:
+        return out
+    if layer.training and out.shape[0] < 2:  # as DenseGINLayer._normalise
+        n = layer.norm
+        return F.batch_norm(out, n.running_mean, n.running_var, n.weight, n.bias,
+                            False, 0.0, n.eps)
+    return layer.norm(out)
+
+
+_SPARSE_LAYERS = {"gcn": _gcn_layer, "gat": _gat_layer, "gin": _gin_layer}
+
+
+def sparse_backbone(backbone: Backbone, h: Tensor, graph: EdgeGraph) -> Tensor:
+    """:meth:`Backbone.forward_projected` on concatenated nodes.
+
+    Parameters
+    ----------
+    backbone : Backbone
+        Its dense layers' parameters are used.
+    h : Tensor of shape (T, hidden)
+        ``x @ backbone.conv1.first_weight.T`` of the real nodes.
+    graph : EdgeGraph
+        The weighted graph the layers see (coalesced).
+
+    Returns
+    -------
+    Tensor of shape (T, out_channels)
+    """
+    layer = _SPARSE_LAYERS[backbone.kind]
+    if backbone.kind == "gcn":
+        shared = _gcn_norm(graph)
+    elif backbone.kind == "gat":
+        shared = _attention_edges(graph)
+    else:
+        shared = None
+    h = F.relu(layer(backbone.conv1, h, graph, shared))
+    h = h @ backbone.conv2.first_weight.T
+    return layer(backbone.conv2, h, graph, shared)
+
+
+def mean_pool(h: Tensor, graph_of: Tensor, n_graphs: int) -> Tensor:
+    """Mean of the node rows of each graph, ``(n_graphs, C)`` (0 for an empty graph)."""
+    total = h.new_zeros((n_graphs, h.shape[1])).index_add(0, graph_of, h)
+    count = torch.bincount(graph_of, minlength=n_graphs).clamp(min=1).to(h.dtype)
+    return total / count.unsqueeze(-1)
