@@ -16,6 +16,7 @@ Same parameters, same math, :math:`O(E)` work: a
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import torch
@@ -25,18 +26,25 @@ from torch import Tensor
 from ._sparse_attention import AttentionEdges, sparse_edge_attention
 from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer
 
-__all__ = ["EdgeGraph", "coalesce_edges", "edge_graph", "mean_pool", "sparse_backbone"]
+__all__ = [
+    "EdgeGraph", "coalesce_edges", "edge_graph", "mean_pool", "propagate", "sparse_backbone",
+]
 
 _TINY = 1e-30  # as in _attention: smaller positive weights count as this one
 
 
 class EdgeGraph(NamedTuple):
-    """A coalesced weighted edge list over ``n_nodes`` concatenated nodes."""
+    """A coalesced weighted edge list over ``n_nodes`` concatenated nodes,
+    sorted by ``row``, with the index structure of :math:`A` and :math:`A^\top`
+    as CSR (for :func:`propagate`)."""
 
-    row: Tensor  #: receiving node ``i``
+    row: Tensor  #: receiving node ``i``, sorted
     col: Tensor  #: sending node ``j``
     weight: Tensor  #: :math:`A_{ij}` (may carry a gradient)
     n_nodes: int
+    crow: Tensor  #: CSR row offsets of ``row``
+    t_perm: Tensor  #: edge order sorted by ``col`` (the transpose's rows)
+    t_crow: Tensor  #: CSR row offsets of the transpose
 
     def loop_weight(self) -> Tensor:
         """:math:`A_{ii}` per node (0 where there is no self-loop)."""
@@ -55,15 +63,65 @@ def coalesce_edges(index: Tensor, weight: Tensor, n_nodes: int) -> tuple[Tensor,
     return torch.stack([unique // n_nodes, unique % n_nodes]), summed
 
 
-def edge_graph(index: Tensor, weight: Tensor, n_nodes: int) -> EdgeGraph:
-    """:class:`EdgeGraph` of an edge list that may repeat edges."""
-    index, weight = coalesce_edges(index, weight, n_nodes)
-    return EdgeGraph(index[0], index[1], weight, n_nodes)
+def _offsets(sorted_index: Tensor, n_nodes: int) -> Tensor:
+    counts = torch.bincount(sorted_index, minlength=n_nodes)
+    return torch.cat([counts.new_zeros(1), counts.cumsum(0)])
 
 
-def _propagate(h: Tensor, row: Tensor, col: Tensor, weight: Tensor) -> Tensor:
-    r""":math:`\sum_j A_{ij} h_j` over the edges."""
-    return h.new_zeros(h.shape).index_add(0, row, weight.unsqueeze(-1) * h[col])
+def edge_graph(index: Tensor, weight: Tensor, n_nodes: int, coalesced: bool = False) -> EdgeGraph:
+    """:class:`EdgeGraph` of an edge list that may repeat edges (``coalesced``:
+    it does not, and is only sorted)."""
+    if coalesced:
+        order = torch.argsort(index[0] * n_nodes + index[1])
+        index, weight = index[:, order], weight.index_select(0, order)
+    else:
+        index, weight = coalesce_edges(index, weight, n_nodes)
+    row, col = index
+    t_perm = torch.argsort(col * n_nodes + row)
+    return EdgeGraph(row, col, weight, n_nodes, _offsets(row, n_nodes), t_perm,
+                     _offsets(col.index_select(0, t_perm), n_nodes))
+
+
+class _Propagate(torch.autograd.Function):
+    r""":math:`A h` with :math:`A` a CSR matrix of differentiable values.
+
+    Backward: :math:`\partial L / \partial h = A^\top g` (a second CSR
+    product) and :math:`\partial L / \partial A_{ij} = g_i \cdot h_j` on the edges.
+    """
+
+    @staticmethod
+    def forward(ctx, weight: Tensor, h: Tensor, graph: EdgeGraph) -> Tensor:
+        n = graph.n_nodes
+        a = torch.sparse_csr_tensor(graph.crow, graph.col, weight, (n, n))
+        ctx.save_for_backward(weight, h)
+        ctx.graph = graph
+        return a @ h
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        weight, h = ctx.saved_tensors
+        g = ctx.graph
+        grad_w = grad_h = None
+        if ctx.needs_input_grad[1]:
+            n = g.n_nodes
+            at = torch.sparse_csr_tensor(
+                g.t_crow, g.row.index_select(0, g.t_perm), weight.index_select(0, g.t_perm),
+                (n, n),
+            )
+            grad_h = at @ grad
+        if ctx.needs_input_grad[0]:
+            grad_w = (grad.index_select(0, g.row) * h.index_select(0, g.col)).sum(-1)
+        return grad_w, grad_h, None
+
+
+def propagate(h: Tensor, graph: EdgeGraph, weight: Tensor | None = None) -> Tensor:
+    r""":math:`\sum_j A_{ij} h_j` over the edges (weights ``weight``, by
+    default the graph's), as sparse CSR products."""
+    if h.shape[0] == 0 or len(graph.row) == 0:
+        return h.new_zeros(h.shape)
+    with warnings.catch_warnings():  # "sparse CSR support is in beta"
+        warnings.simplefilter("ignore", UserWarning)
+        return _Propagate.apply(graph.weight if weight is None else weight, h, graph)
 
 
 def _gcn_norm(graph: EdgeGraph) -> tuple[Tensor, Tensor]:
@@ -89,7 +147,7 @@ def _attention_edges(graph: EdgeGraph) -> AttentionEdges:
 def _gcn_layer(layer: DenseGCNLayer, h: Tensor, graph: EdgeGraph, norm) -> Tensor:
     deg_inv_sqrt, loops = norm
     h = deg_inv_sqrt * h
-    out = deg_inv_sqrt * (loops * h + _propagate(h, graph.row, graph.col, graph.weight))
+    out = deg_inv_sqrt * (loops * h + propagate(h, graph))
     return out + layer.bias
 
 
@@ -99,7 +157,7 @@ def _gat_layer(layer: DenseGATLayer, h: Tensor, graph: EdgeGraph, edges) -> Tens
 
 
 def _gin_layer(layer: DenseGINLayer, h: Tensor, graph: EdgeGraph, norm=None) -> Tensor:
-    h = (1 + layer.eps) * h + _propagate(h, graph.row, graph.col, graph.weight)
+    h = (1 + layer.eps) * h + propagate(h, graph)
     out = layer.mlp[2](layer.mlp[1](h + layer.mlp[0].bias))
     if layer.norm is None:
         return out

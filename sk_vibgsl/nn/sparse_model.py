@@ -151,7 +151,9 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
         if lam > 0:
             index = torch.cat([obs_index, index], 1)
             weight = torch.cat([lam * obs_weight, (1 - lam) * weight])
-    return batch, flat[0], edge_graph(index, weight, t), edges
+    # the learned pairs alone are unique (u < v, both directions once)
+    unique = edges is not None and lam == 0
+    return batch, flat[0], edge_graph(index, weight, t, coalesced=unique), edges
 
 
 def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,

@@ -48,6 +48,7 @@ BLOCK_ELEMENTS = 1 << 22
 """Score entries held at once by :func:`top_k_all_pairs` (16 MiB of float32)."""
 
 _CHUNK = 1 << 20  # candidate pairs scored at once by top_k_candidates
+_FAR = -1e30  # score of a padded column in top_k_all_pairs
 
 
 class IBEdges(NamedTuple):
@@ -105,24 +106,29 @@ def top_k_all_pairs(
         return torch.empty((2, 0), dtype=torch.long, device=z.device)
     graph = _graph_of(ptr)
     local = torch.arange(len(z), device=z.device) - ptr[graph]
-    padded = z.new_zeros((b, n, z.shape[1]))
-    padded[graph, local] = z.detach()
-    cols = torch.arange(n, device=z.device)
+    d = z.shape[1]
+    # Rows carry an extra coordinate 1, columns one of 0 (real node) or
+    # _FAR (padding): padded columns score _FAR without a masking pass.
+    query = z.new_zeros((b, n, d + 1))
+    query[..., d] = 1.0
+    query[graph, local, :d] = z.detach()
+    key = z.new_full((b, n, d + 1), 0.0)
+    key[..., d] = _FAR
+    key[graph, local] = torch.cat([z.detach(), z.new_zeros(len(z), 1)], 1)
+    key = key.transpose(1, 2)
     out = []
     graphs_per_block = max(1, block_elements // (n * n))
     for g0 in range(0, b, graphs_per_block):
         g1 = min(b, g0 + graphs_per_block)
-        zg, ng = padded[g0:g1], sizes[g0:g1]
+        ng = sizes[g0:g1]
         rows_per_block = max(1, block_elements // ((g1 - g0) * n))
-        invalid_col = cols.unsqueeze(0) >= ng.unsqueeze(1)  # (B', N)
         for r0 in range(0, n, rows_per_block):
             r1 = min(n, r0 + rows_per_block)
-            s = torch.bmm(zg[:, r0:r1], zg.transpose(1, 2))  # (B', R, N)
-            s.masked_fill_(invalid_col.unsqueeze(1), -torch.inf)
+            s = torch.bmm(query[g0:g1, r0:r1], key[g0:g1])  # (B', R, N)
             rows = torch.arange(r0, r1, device=z.device)
             s[:, rows - r0, rows] = -torch.inf  # no self-pairs
             val, idx = s.topk(kk, dim=-1)
-            ok = (val > -torch.inf) & (rows.view(1, -1, 1) < ng.view(-1, 1, 1))
+            ok = (val > _FAR / 2) & (rows.view(1, -1, 1) < ng.view(-1, 1, 1))
             gb, r, j = ok.nonzero(as_tuple=True)
             base = ptr[g0 + gb]
             out.append(torch.stack([base + r0 + r, base + idx[gb, r, j]]))
@@ -197,8 +203,11 @@ def top_k_candidates(z: Tensor, candidates: Tensor, k: int | None) -> Tensor:
         return candidates
     z = z.detach()
     u, v = candidates
+    if int(torch.bincount(u).max()) <= k:  # every node keeps all its candidates
+        return candidates
     score = torch.cat([
-        (z[u[s:s + _CHUNK]] * z[v[s:s + _CHUNK]]).sum(-1) for s in range(0, len(u), _CHUNK)
+        (z.index_select(0, u[s:s + _CHUNK]) * z.index_select(0, v[s:s + _CHUNK])).sum(-1)
+        for s in range(0, len(u), _CHUNK)
     ])
     order = score.argsort(descending=True, stable=True)
     order = order[u[order].argsort(stable=True)]
@@ -221,7 +230,7 @@ def union_pairs(selected: Tensor, n_nodes: int) -> Tensor:
 def pair_logits(z: Tensor, bias: Tensor | None, pairs: Tensor) -> Tensor:
     r""":math:`\ell_{uv} = \hat z_u \cdot \hat z_v + b` of the given pairs,
     with gradient (:math:`O(P d)`)."""
-    logits = (z[pairs[0]] * z[pairs[1]]).sum(-1)
+    logits = (z.index_select(0, pairs[0]) * z.index_select(0, pairs[1])).sum(-1)
     return logits if bias is None else logits + bias
 
 
@@ -308,5 +317,6 @@ def ib_edges(
     pairs = union_pairs(selected, n_nodes)
     logits = pair_logits(z, bias, pairs)
     weight = sample_pair_weights(logits, temperature, threshold, noise)
-    kept = weight > 0
-    return IBEdges(pairs[0, kept], pairs[1, kept], weight[kept], logits, pairs)
+    kept = (weight > 0).nonzero().squeeze(1)
+    kept_pairs = pairs.index_select(1, kept)
+    return IBEdges(kept_pairs[0], kept_pairs[1], weight.index_select(0, kept), logits, pairs)
