@@ -80,6 +80,7 @@ import time
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import sklearn
@@ -119,7 +120,7 @@ PAPER = {
 }
 ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair protocol
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
-               "patience", "overrides", "lr_schedule")
+               "patience", "overrides", "lr_schedule", "node_features", "fair_betas")
 
 
 @lru_cache(maxsize=2)
@@ -201,7 +202,7 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
     if unit["protocol"] == "paper":
         fit_i, val_i = train_test_split(np.arange(len(train)), test_size=args.valid_frac,
                                         stratify=y_tr, random_state=args.seed)
-        deg = DegreeFeatures().fit([X_tr[i] for i in fit_i])
+        deg = degree_features(unit).fit([X_tr[i] for i in fit_i])
         X_fit, X_val = deg.transform([X_tr[i] for i in fit_i]), deg.transform(
             [X_tr[i] for i in val_i])
         tracker = ValidTestTracker(X_val, y_tr[val_i], deg.transform(X_te), y_te,
@@ -227,12 +228,21 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
                    min_valid_loss=float(val_loss[best]), last_test_acc=100 * test_acc[-1])
     else:
         inner = StratifiedKFold(args.inner_folds, shuffle=True, random_state=args.seed)
-        pipe = make_pipeline(DegreeFeatures(), make_net(args, unit["backbone"],
+        pipe = make_pipeline(degree_features(unit), make_net(args, unit["backbone"],
                                                         unit["structure"],
                                                         **fair_stopping(args, unit)))
-        search = GridSearchCV(pipe, {"vibgslclassifier__beta": args.betas}, cv=inner,
-                              error_score="raise").fit(X_tr, y_tr)
+        if len(args.betas) == 1:  # nothing to choose: one fit on the training fold
+            pipe.set_params(vibgslclassifier__beta=args.betas[0]).fit(X_tr, y_tr)
+            search = SimpleNamespace(best_estimator_=pipe, score=pipe.score,
+                                     best_params_={"vibgslclassifier__beta": args.betas[0]},
+                                     cv_results_={"mean_test_score": []})
+        else:
+            search = GridSearchCV(pipe, {"vibgslclassifier__beta": args.betas}, cv=inner,
+                                  error_score="raise").fit(X_tr, y_tr)
+        best = search.best_estimator_
+        ib = best[-1].ib_graphs(best[:-1].transform(X_te))
         out.update(test_acc=100 * float(search.score(X_te, y_te)),
+                   ib_density=float(np.mean([ib_density(adj) for _, adj in ib])),
                    chosen_beta=search.best_params_["vibgslclassifier__beta"],
                    inner_scores=[100 * float(s)
                                  for s in search.cv_results_["mean_test_score"]])
@@ -242,6 +252,20 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
                        best_epoch=int(np.argmin(history[:, "valid_ce"])) + 1)
     out.update(test_acc=float(out["test_acc"]), seconds=time.perf_counter() - start)
     return out
+
+
+def degree_features(unit: dict) -> DegreeFeatures:
+    """The node features of a unit: the degree alone (the paper's, for the social
+    datasets, whose graphs have none), or with ``--node-features given+degree``
+    the dataset's own node features with the degree appended."""
+    return DegreeFeatures(append=unit.get("node_features") == "given+degree")
+
+
+def ib_density(adj: np.ndarray) -> float:
+    """Share of a graph's node pairs joined by a non-zero edge (self-loops aside)."""
+    n = len(adj)
+    off = np.count_nonzero(adj) - np.count_nonzero(np.diagonal(adj))
+    return off / (n * (n - 1)) if n > 1 else 0.0
 
 
 def fair_stopping(args, unit: dict) -> dict:
@@ -293,9 +317,12 @@ def plan(args) -> list[dict]:
     config = {k: getattr(args, k if k != "n_folds" else "folds") for k in CONFIG_KEYS}
     units = []
     for protocol in args.protocols:
-        # a fair unit's patience is --fair-patience (None: all epochs, no stopping)
-        unit_config = ({**config, "patience": args.fair_patience} if protocol == "fair"
-                       else config)
+        # a fair unit's patience is --fair-patience (None: all epochs, no stopping);
+        # its beta grid is part of its key unless it is the paper's (older records)
+        unit_config = ({**config, "patience": args.fair_patience,
+                        "fair_betas": None if args.betas == BETAS
+                        else ",".join(f"{b:g}" for b in args.betas)}
+                       if protocol == "fair" else config)
         for dataset in args.datasets:
             for backbone in args.backbones:
                 for structure in [s for s in (False, True) if learners_of(s) in args.learners]:
@@ -453,10 +480,15 @@ def parse(argv=None):
     parser.add_argument("--note", default=None,
                         help="text for the head of table1.md and the meta of table1.json "
                              "(e.g. where earlier units ran)")
+    parser.add_argument("--node-features", choices=["degree", "given+degree"], default=None,
+                        help="node features: the degree alone (default, the paper's) or "
+                             "the dataset's node features with the degree appended "
+                             "(MUTAG, NCI1)")
     parser.add_argument("--quick", action="store_true",
                         help="IMDB-BINARY (60 graphs), 2 folds, 2 epochs, 2 betas, GIN")
     args = parser.parse_args(argv)
     args.overrides = ",".join(sorted(args.set)) if args.set else None
+    args.fair_betas = None  # set per fair unit in plan()
     if args.lr_step and (args.lr_step[0] < 1 or args.lr_step[0] != int(args.lr_step[0])):
         parser.error(f"--lr-step EPOCHS must be a positive integer, got {args.lr_step[0]:g}")
     args.lr_schedule = (f"StepLR(step_size={int(args.lr_step[0])}, gamma={args.lr_step[1]:g})"
@@ -524,6 +556,7 @@ def main(argv=None) -> None:
                      "sklearn": sklearn.__version__, "python": platform.python_version()},
         "epochs": args.epochs, "patience": args.patience,
         "fair_patience": args.fair_patience, "folds": args.folds,
+        "node_features": args.node_features,
         "lr_schedule": args.lr_schedule,
         "inner_folds": args.inner_folds,
         "seed": args.seed, "max_graphs": args.max_graphs, "betas": args.betas,

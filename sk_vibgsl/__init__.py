@@ -1,8 +1,9 @@
 """sk_vibgsl: VIB-GSL graph structure learning as a scikit-learn estimator."""
 
 from ._classifier import VIBGSLClassifier
+from ._presets import PAPER_PARAMS
 from .perturbation import EdgePerturber, perturb_edges
-from .preprocessing import DegreeFeatures, NodeFeatureTransformer
+from .preprocessing import DegreeFeatures, NodeFeatureTransformer, RandomWalkFeatures
 
 __version__ = "0.1.0"
 
@@ -10,6 +11,8 @@ __all__ = [
     "DegreeFeatures",
     "EdgePerturber",
     "NodeFeatureTransformer",
+    "PAPER_PARAMS",
+    "RandomWalkFeatures",
     "VIBGSLClassifier",
     "__version__",
     "perturb_edges",

@@ -29,6 +29,7 @@ from .callbacks import FiniteLossGuard
 from .nn.backbones import BACKBONES
 from .nn.model import GRAPH_PATHS, VIBGSLModule
 from .nn.sparse_model import sparse_ib_graph
+from .nn.structure import EDGE_SCORES
 
 __all__ = ["VIBGSLClassifier"]
 
@@ -98,6 +99,35 @@ class VIBGSLClassifier(NeuralNetClassifier):
         :math:`\lambda A_{obs} + (1 - \lambda) A_{IB}`. 0 is the paper's
         setting (the observed edges are not used at all); 1 turns structure
         learning off (a plain GNN with the bottleneck).
+    edge_score : {"inner", "cosine"}, default="inner"
+        Edge logit of the structure learner: ``"inner"``
+        :math:`\ell_{uv} = Z(u) Z(v)^\top` (the paper), or ``"cosine"``
+        :math:`\ell_{uv} = s \cos(Z(u), Z(v)) + b` with a learnable scale
+        :math:`s > 0` and bias :math:`b`, whose logits cannot saturate.
+    structure_k : int or None, default=None
+        Keep only each node's ``k`` highest-scoring candidate pairs
+        (symmetrised by union: a pair is kept when either end chose it), so the
+        learned graph has at most ``k · n`` edges. ``None`` keeps every pair
+        (the paper). Selection is on the noise-free scores, so training and
+        inference keep the same pairs; the kept weights are still learned.
+    candidate_hops : int or None, default=None
+        Learned edges may only join nodes within this many hops of the
+        observed graph (1: re-weight the observed edges; 2: also close
+        triangles). ``None`` allows every pair (the paper). A graph without
+        edges then has no learned edges either.
+    edge_beta : float, default=0.0
+        Weight :math:`\gamma` of the structure's compression term
+        :math:`\mathrm{KL}(\mathrm{Ber}(\pi) \,\|\, \mathrm{Ber}(r))`,
+        averaged over a graph's candidate pairs; 0 leaves it out (the paper).
+        Larger values pull edge probabilities towards ``edge_prior`` and so,
+        with ``edge_threshold`` above ``edge_prior``, thin the graph.
+    edge_prior : float, default=0.1
+        Prior edge probability :math:`r \in (0, 1)` of that term.
+    learn_mix : bool, default=False
+        Learn :math:`\lambda` as a gate :math:`\lambda = \sigma(\theta)`
+        (one scalar :math:`\theta`, trained with the rest), starting at
+        ``structure_mix``, which must then lie in :math:`(0, 1)`; the fitted
+        value is ``module_.mix``.
     node_attr : str, default="x"
         Node attribute holding the features of networkx graphs.
     max_pairs : int, "auto" or None, default="auto"
@@ -118,13 +148,6 @@ class VIBGSLClassifier(NeuralNetClassifier):
         path (``graph_path="sparse"``, or ``"auto"`` with ``structure_k`` or
         ``candidate_hops`` set), whose step grows linearly in ``N``.
         ``None`` accepts any size.
-    structure_k : int, optional
-        Keep only each node's ``k`` highest-scoring learned edges (the union
-        over both ends, so the graph stays symmetric); ``None`` keeps every
-        pair (the paper).
-    candidate_hops : int, optional
-        Learn edges only between nodes joined by at most ``h`` observed
-        edges; ``None`` allows every pair (the paper).
     graph_path : {"auto", "dense", "sparse"}, default="auto"
         How a batch is computed. ``"dense"``: padded ``B × N × N`` tensors,
         fastest on small graphs, :math:`O(N^2)` memory per graph.
@@ -190,8 +213,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
     feature_mask_ : ndarray of shape (n_node_features_,)
         The fitted feature mask :math:`M` (ones when ``feature_mask=False``).
     history_ : skorch History
-        Per epoch ``train_loss``, ``train_ce`` and ``train_kl`` (and ``valid_*``
-        with a validation split).
+        Per epoch ``train_loss``, ``train_ce``, ``train_kl``, ``train_edge_kl``
+        and ``train_density`` (the mean density of the learned graph
+        :math:`A_{IB}` over the epoch's graphs, kept edges over node pairs;
+        of the observed graph when ``structure_mix=1``), and ``valid_*``
+        with a validation split.
 
     Notes
     -----
@@ -200,11 +226,14 @@ class VIBGSLClassifier(NeuralNetClassifier):
     .. math::
         \mathcal{L} = \mathrm{CE}\left(q(Y \mid Z), Y\right)
         + \beta\, \mathrm{KL}\left(\mathcal{N}(\mu, \sigma^2) \,\|\, \mathcal{N}(0, I)\right)
+        + \gamma\, \mathrm{KL}\left(\mathrm{Ber}(\pi) \,\|\, \mathrm{Ber}(r)\right)
 
-    averaged over the batch. The learned edge weights enter message passing,
-    so the structure learner is trained end to end. Inference is
-    deterministic: :math:`Z = \mu`, the feature mask's expectation, and edge
-    probabilities :math:`\pi` thresholded at ``a_0``.
+    averaged over the batch (the last term only with ``edge_beta`` = γ > 0).
+    The learned edge weights enter message passing, so the structure
+    learner is trained end to end. Inference is deterministic:
+    :math:`Z = \mu`, the feature mask's expectation, and edge probabilities
+    :math:`\pi` thresholded at ``a_0`` (within the same top-``k`` and
+    candidate pairs as in training).
 
     References
     ----------
@@ -235,11 +264,15 @@ class VIBGSLClassifier(NeuralNetClassifier):
         edge_threshold: float = 0.1,
         feature_mask: bool = True,
         structure_mix: float = 0.0,
+        edge_score: str = "inner",
+        structure_k: int | None = None,
+        candidate_hops: int | None = None,
+        edge_beta: float = 0.0,
+        edge_prior: float = 0.1,
+        learn_mix: bool = False,
         node_attr: str = "x",
         max_pairs: int | str | None = "auto",
         max_nodes: int | str | None = "auto",
-        structure_k: int | None = None,
-        candidate_hops: int | None = None,
         graph_path: str = "auto",
         random_state: int | None = None,
         torch_threads: int | None = None,
@@ -277,11 +310,15 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.edge_threshold = edge_threshold
         self.feature_mask = feature_mask
         self.structure_mix = structure_mix
+        self.edge_score = edge_score
+        self.structure_k = structure_k
+        self.candidate_hops = candidate_hops
+        self.edge_beta = edge_beta
+        self.edge_prior = edge_prior
+        self.learn_mix = learn_mix
         self.node_attr = node_attr
         self.max_pairs = max_pairs
         self.max_nodes = max_nodes
-        self.structure_k = structure_k
-        self.candidate_hops = candidate_hops
         self.graph_path = graph_path
         self.random_state = random_state
         self.torch_threads = torch_threads
@@ -324,6 +361,28 @@ class VIBGSLClassifier(NeuralNetClassifier):
             isinstance(self.structure_mix, real) and 0 <= self.structure_mix <= 1,
             "a float in [0, 1]",
         )
+        check("edge_score", self.edge_score in EDGE_SCORES, f"one of {EDGE_SCORES}")
+        for name in ("structure_k", "candidate_hops"):
+            value = getattr(self, name)
+            check(
+                name,
+                value is None or (isinstance(value, numbers.Integral) and value >= 1),
+                "None or an int >= 1",
+            )
+        check(
+            "edge_beta", isinstance(self.edge_beta, real) and self.edge_beta >= 0, "a float >= 0"
+        )
+        check(
+            "edge_prior",
+            isinstance(self.edge_prior, real) and 0 < self.edge_prior < 1,
+            "a float in (0, 1)",
+        )
+        check(
+            "learn_mix",
+            isinstance(self.learn_mix, bool | np.bool_)
+            and (not self.learn_mix or 0 < self.structure_mix < 1),
+            "a bool, True only with structure_mix in (0, 1)",
+        )
         check(
             "max_pairs",
             self.max_pairs is None
@@ -338,13 +397,6 @@ class VIBGSLClassifier(NeuralNetClassifier):
             or (isinstance(self.max_nodes, numbers.Integral) and self.max_nodes >= 1),
             "'auto', None or an int >= 1",
         )
-        for name in ("structure_k", "candidate_hops"):
-            value = getattr(self, name)
-            check(
-                name,
-                value is None or (isinstance(value, numbers.Integral) and value >= 1),
-                "None or an int >= 1",
-            )
         check("graph_path", self.graph_path in GRAPH_PATHS, f"one of {GRAPH_PATHS}")
         check_torch_threads(self.torch_threads)
         check_precision(self.precision)
@@ -359,9 +411,13 @@ class VIBGSLClassifier(NeuralNetClassifier):
             ("train_loss", PassthroughScoring(name="train_loss", on_train=True)),
             ("train_ce", PassthroughScoring(name="train_ce", on_train=True)),
             ("train_kl", PassthroughScoring(name="train_kl", on_train=True)),
+            ("train_edge_kl", PassthroughScoring(name="train_edge_kl", on_train=True)),
+            ("train_density", PassthroughScoring(name="train_density", on_train=True)),
             ("valid_loss", PassthroughScoring(name="valid_loss")),
             ("valid_ce", PassthroughScoring(name="valid_ce")),
             ("valid_kl", PassthroughScoring(name="valid_kl")),
+            ("valid_edge_kl", PassthroughScoring(name="valid_edge_kl")),
+            ("valid_density", PassthroughScoring(name="valid_density")),
             ("valid_acc", PassthroughScoring(name="valid_acc", lower_is_better=False)),
             ("finite_loss_guard", FiniteLossGuard()),
             ("print_log", PrintLog()),
@@ -383,8 +439,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "edge_threshold": self.edge_threshold,
             "feature_mask": self.feature_mask,
             "structure_mix": self.structure_mix,
+            "edge_score": self.edge_score,
             "structure_k": self.structure_k,
             "candidate_hops": self.candidate_hops,
+            "edge_prior": self.edge_prior if self.edge_beta > 0 else None,
+            "learn_mix": self.learn_mix,
             "graph_path": self.graph_path,
         }
         kwargs.update(self.get_params_for("module"))
@@ -459,7 +518,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         there; with ``precision="bf16"`` under bfloat16 autocast, its outputs
         cast back to float32 for the loss."""
         x = to_tensor(x, device=self.device)
-        if not self.module_.uses_sparse_path(x["mask"]):
+        if not _on_sparse_path(self.module_, x["mask"]):
             x = densify_adjacency(x)
         if self.precision == "32":
             return super().infer(x, **fit_params)
@@ -517,7 +576,14 @@ class VIBGSLClassifier(NeuralNetClassifier):
         if not self.tabular_:
             self.n_features_in_ = graphs.n_features
         encoded = _encode_labels(classes, y)
-        return GraphDataset(graphs, encoded, with_adjacency=self._needs_observed_graph())
+        return GraphDataset(graphs, encoded, with_adjacency=self._uses_observed_graph)
+
+    @property
+    def _uses_observed_graph(self) -> bool:
+        """Whether batches must carry the observed adjacency."""
+        return self.structure_mix > 0 or (
+            self.structure_mix < 1 and self.candidate_hops is not None
+        )
 
     def get_dataset(self, X, y=None):
         """Convert ``X`` (once per call of fit/predict) into a GraphDataset."""
@@ -527,7 +593,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         if cache is not None and cache[0] is X:
             return cache[1]
         graphs = self._graph_set(X, reset=not hasattr(self, "n_node_features_"))
-        return GraphDataset(graphs, None, with_adjacency=self._needs_observed_graph())
+        return GraphDataset(graphs, None, with_adjacency=self._uses_observed_graph)
 
     def _graph_set(self, X, *, reset: bool) -> GraphSet:
         """Convert ``X``; a table goes through sklearn's ``validate_data``.
@@ -606,10 +672,6 @@ class VIBGSLClassifier(NeuralNetClassifier):
             note += " (structure_k or candidate_hops with graph_path='auto' use the sparse one)"
         return note
 
-    def _needs_observed_graph(self) -> bool:
-        """Batches carry the observed edges: mixed in, or as learned-edge candidates."""
-        return self.structure_mix > 0 or self.candidate_hops is not None
-
     def get_split_datasets(self, X, y=None, **fit_params):
         """Split as skorch does; the validation part is sorted by graph size
         so that evaluation batches (taken in order) need little padding."""
@@ -638,16 +700,24 @@ class VIBGSLClassifier(NeuralNetClassifier):
         return iterator(dataset, **kwargs)
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
-        r""":math:`\mathrm{CE} + \beta\,\overline{\mathrm{KL}}`; CE, KL and
-        accuracy are recorded per batch for the epoch history. With
-        :math:`\beta = 0` the loss is the CE alone (an infinite KL does not
-        turn it into NaN)."""
-        logits, kl = y_pred
+        r""":math:`\mathrm{CE} + \beta\,\overline{\mathrm{KL}} + \gamma\,
+        \overline{\mathrm{KL}_A}`; CE, both KL terms, the learned graph's
+        density and accuracy are recorded per batch for the epoch history.
+        A zero weight leaves its term out (an infinite KL does not turn the
+        loss into NaN). ``y_pred`` is the module's ``(logits, kl, edge_kl,
+        density)``; a module returning only ``(logits, kl)`` works too."""
+        logits, kl, *structure = y_pred
         y_true = y_true.to(logits.device)
         ce = self.criterion_(logits, y_true)
         kl = kl.mean()
         loss = ce + self.beta * kl if self.beta else ce
         prefix = "train" if training else "valid"
+        if structure:
+            edge_kl, density = (t.mean() for t in structure)
+            if self.edge_beta:
+                loss = loss + self.edge_beta * edge_kl
+            self.history.record_batch(f"{prefix}_edge_kl", edge_kl.item())
+            self.history.record_batch(f"{prefix}_density", density.item())
         self.history.record_batch(f"{prefix}_ce", ce.item())
         self.history.record_batch(f"{prefix}_kl", kl.item())
         if not training:
@@ -728,7 +798,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         with torch.no_grad():
             for batch, _ in loader:
                 batch = to_tensor(batch, device=self.device)
-                if self.module_.uses_sparse_path(batch["mask"]):
+                if _on_sparse_path(self.module_, batch["mask"]):
                     out.extend(_sparse_ib_graphs(self.module_, batch))
                     continue
                 batch = densify_adjacency(batch)
@@ -745,12 +815,19 @@ class VIBGSLClassifier(NeuralNetClassifier):
 
 
 
+def _on_sparse_path(module, mask) -> bool:
+    """Whether ``module`` runs this batch on the sparse path (a custom
+    module without ``uses_sparse_path`` gets dense batches)."""
+    uses = getattr(module, "uses_sparse_path", None)
+    return bool(uses is not None and uses(mask))
+
+
 def _sparse_ib_graphs(module, batch) -> list[tuple[np.ndarray, sp.csr_array]]:
     """Per graph of a batch on the sparse path: masked features and the
     mixed IB adjacency as a CSR array."""
     mask = batch["mask"]
     x_ib = module.feature_mask(batch["x"], mask) if module.feature_mask is not None else batch["x"]
-    nodes, _, graph, _ = sparse_ib_graph(module, **batch)
+    nodes, _, graph, _, _ = sparse_ib_graph(module, **batch)
     ptr = nodes.ptr.cpu().numpy()
     row, col = graph.row.cpu().numpy(), graph.col.cpu().numpy()
     weight = graph.weight.cpu().numpy()

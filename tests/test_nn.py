@@ -135,8 +135,8 @@ def test_model_output_ignores_padding_in_eval(kind):
     model = VIBGSLModule(3, 2, backbone=kind, structure_mix=0.3).eval()
     xs, as_, ms = _pad(x, adj, 7)
     xp, ap, mp = _pad(x, adj, 15)
-    logits_s, kl_s = model(xs, ms, as_)
-    logits_p, kl_p = model(xp, mp, ap)
+    logits_s, kl_s, *_ = model(xs, ms, as_)
+    logits_p, kl_p, *_ = model(xp, mp, ap)
     assert torch.allclose(logits_s, logits_p, atol=1e-5)
     assert torch.allclose(kl_s, kl_p, atol=1e-4)
 
@@ -148,10 +148,10 @@ def test_prediction_does_not_depend_on_batch_companions(kind):
     n_max = 9
     padded = [_pad(x, a, n_max) for x, a in graphs]
     batch = [torch.cat(parts) for parts in zip(*padded)]
-    logits_batch, _ = model(batch[0], batch[2], batch[1])
+    logits_batch = model(batch[0], batch[2], batch[1])[0]
     for k, (x, a) in enumerate(graphs):
         xs, as_, ms = _pad(x, a, len(x))
-        alone, _ = model(xs, ms, as_)
+        alone = model(xs, ms, as_)[0]
         assert torch.allclose(logits_batch[k], alone[0], atol=1e-5)
 
 
@@ -160,7 +160,7 @@ def test_gradients_reach_every_structure_learner_parameter(kind):
     x, adj = _random_graph(10, 4)
     model = VIBGSLModule(4, 3, backbone=kind).train()
     xp, ap, mp = _pad(x, adj, 12)
-    logits, kl = model(xp, mp)
+    logits, kl, *_ = model(xp, mp)
     loss = torch.nn.functional.cross_entropy(logits, torch.tensor([1])) + 1e-3 * kl.mean()
     loss.backward()
     for name, p in model.structure.named_parameters():
@@ -221,7 +221,7 @@ def test_kl_is_finite_and_non_negative(k):
     assert kl.shape == (5,)
     assert torch.all(torch.isfinite(kl)) and torch.all(kl >= 0)
     model = VIBGSLModule(3, 2, ib_size=k).eval()
-    _, kl_model = model(torch.randn(2, 4, 3) * 100, torch.ones(2, 4, dtype=torch.bool))
+    _, kl_model, *_ = model(torch.randn(2, 4, 3) * 100, torch.ones(2, 4, dtype=torch.bool))
     assert torch.all(torch.isfinite(kl_model)) and torch.all(kl_model >= 0)
 
 
@@ -302,7 +302,7 @@ def test_gin_batch_norm_passes_gradients_to_the_structure_learner():
     x, adj = _random_graph(10, 4)
     model = VIBGSLModule(4, 3, backbone="gin", batch_norm=True).train()
     xp, _, mp = _pad(x, adj, 12)
-    logits, kl = model(torch.cat([xp, xp.flip(1)]), torch.cat([mp, mp.flip(1)]))
+    logits, kl, *_ = model(torch.cat([xp, xp.flip(1)]), torch.cat([mp, mp.flip(1)]))
     loss = torch.nn.functional.cross_entropy(logits, torch.tensor([1, 0])) + 1e-3 * kl.mean()
     loss.backward()
     for name, p in model.structure.named_parameters():

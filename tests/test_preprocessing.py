@@ -14,7 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from torch_geometric.data import Data
 
-from sk_vibgsl import DegreeFeatures, NodeFeatureTransformer
+from sk_vibgsl import DegreeFeatures, NodeFeatureTransformer, RandomWalkFeatures
 from sk_vibgsl._inputs import to_graph_set
 
 # path 0-1-2 plus the isolated node 3: degrees 1, 2, 1, 0
@@ -339,3 +339,46 @@ def test_both_in_a_pipeline():
     # and the fitted pipeline transforms new graphs to the same width
     new = pipe.transform(_random_graphs(n_graphs=5, seed=3))
     assert all(f.shape[1] == width for f, _ in new)
+
+
+# ---------------------------------------------------------------- RandomWalkFeatures
+
+
+def test_random_walk_features_equal_pyg_add_random_walk_pe():
+    from torch_geometric.transforms import AddRandomWalkPE
+
+    rng = np.random.default_rng(0)
+    graphs = []
+    for n in (6, 9, 1):
+        a = np.triu(rng.random((n, n)) < 0.4, 1)
+        a = (a | a.T).astype(np.float32)
+        if n == 9:
+            a[8, :] = a[:, 8] = 0  # an isolated node
+        edge_index = torch.as_tensor(np.array(a.nonzero()), dtype=torch.long)
+        graphs.append(Data(x=torch.randn(n, 2), edge_index=edge_index, num_nodes=n))
+    out = RandomWalkFeatures(walk_length=5).fit(graphs).transform(graphs)
+    for g, o in zip(graphs, out):
+        ref = AddRandomWalkPE(walk_length=5, attr_name="pe")(g.clone()).pe
+        assert o.x.shape == (g.num_nodes, 7)
+        np.testing.assert_allclose(o.x[:, :2].numpy(), g.x.numpy())
+        np.testing.assert_allclose(o.x[:, 2:].numpy(), ref.numpy(), atol=1e-6)
+
+
+def test_random_walk_features_on_a_known_graph():
+    # a 4-cycle: a walk returns only after an even number of steps; after 4,
+    # along 6 of the 16 walks that go back and forth and 2 that go round
+    a = np.roll(np.eye(4), 1, 1)
+    a = a + a.T
+    (x,) = RandomWalkFeatures(walk_length=4, append=False).fit_transform([(np.ones((4, 1)), a)])
+    np.testing.assert_allclose(x[0], [[0, 0.5, 0, 0.5]] * 4, atol=1e-6)
+
+
+def test_random_walk_features_errors():
+    X = [(np.ones((3, 2)), np.ones((3, 3)))]
+    with pytest.raises(ValueError, match="walk_length"):
+        RandomWalkFeatures(walk_length=0).fit(X)
+    rw = RandomWalkFeatures().fit(X)
+    with pytest.raises(ValueError, match="fitted with 2"):
+        rw.transform([(np.ones((3, 1)), np.ones((3, 3)))])
+    with pytest.raises(NotFittedError):
+        RandomWalkFeatures().transform(X)

@@ -148,7 +148,7 @@ def test_edge_list_batch_equals_dense_adjacency_batch():
 def test_every_structure_parameter_gets_a_gradient_on_the_sparse_path(kw):
     x, mask, adj = _padded(sizes=(12, 9), p=0.3)
     m = _module("gcn", edge_threshold=0.0, graph_path="sparse", **kw).train()
-    logits, kl = m(x, mask, adj)
+    logits, kl, _, _ = m(x, mask, adj)
     (logits.pow(2).sum() + kl.sum()).backward()
     for name, p in m.structure.named_parameters():
         assert p.grad is not None and p.grad.abs().sum() > 0, name
@@ -210,3 +210,45 @@ def test_max_nodes_auto_follows_the_path_and_states_the_memory():
         VIBGSLClassifier(graph_path="x", **FAST).fit(X, y)
     with pytest.raises(ValueError, match="structure_k must be None or an int >= 1"):
         VIBGSLClassifier(structure_k=0, **FAST).fit(X, y)
+
+
+@pytest.mark.parametrize("kw", [
+    {"edge_score": "cosine", "structure_k": 6},
+    {"candidate_hops": 1, "structure_k": 6, "edge_prior": 0.2},
+    {"candidate_hops": 2, "edge_prior": 0.3},
+    {"structure_k": 2, "candidate_hops": 2},
+    {"structure_k": 2},
+    {"structure_mix": 0.4, "learn_mix": True, "structure_k": 3, "edge_prior": 0.1},
+])
+def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
+    """Top-k, candidates, cosine scores and the learned mix are the same
+    mechanism on both paths; the edge KL agrees where the top-k keeps every
+    candidate (k >= n - 1 or no k), the density always."""
+    x, mask, adj = _padded()
+    lam = kw.pop("structure_mix", 0.0)
+    m = _module("gcn", lam, **kw).eval()
+    logits, kl, edge_kl, density = m(x, mask, adj)
+    m.graph_path = "sparse"
+    s_logits, s_kl, s_edge_kl, s_density = m(x, mask, adj)
+    assert torch.allclose(s_logits, logits, atol=1e-10)
+    assert torch.allclose(s_density, density, atol=1e-12)
+    if kw.get("structure_k", 10) >= 6:
+        assert torch.allclose(s_edge_kl, edge_kl, atol=1e-10)
+    params = [p for p in m.parameters() if p.requires_grad]
+    m.graph_path = "dense"
+    g_dense = torch.autograd.grad(m(x, mask, adj)[0].pow(2).sum(), params, allow_unused=True)
+    m.graph_path = "sparse"
+    g_sparse = torch.autograd.grad(m(x, mask, adj)[0].pow(2).sum(), params, allow_unused=True)
+    for a, b in zip(g_dense, g_sparse):
+        if a is not None and b is not None:
+            assert torch.allclose(a, b, atol=1e-9)
+        else:
+            assert (a is None or not a.any()) and (b is None or not b.any())
+
+
+def test_observed_graph_density_on_the_sparse_path_without_structure_learning():
+    x, mask, adj = _padded()
+    m = _module("gcn", 1.0).eval()
+    dense = m(x, mask, adj)[3]
+    m.graph_path = "sparse"
+    assert torch.allclose(m(x, mask, adj)[3], dense)

@@ -115,7 +115,7 @@ def test_ib_edges_with_k_at_least_n_minus_1_equal_the_dense_adjacency(training):
     zp, mask = _padded(z, ptr)
     t = 0.5 if training else None
     torch.manual_seed(3)
-    dense = _SampledAdjacency.apply(zp, mask, t, 0.3)
+    dense = _SampledAdjacency.apply(zp, None, mask, None, None, t, 0.3)
     noise = None
     if training:  # the dense path's draw, read at the kept pairs
         torch.manual_seed(3)

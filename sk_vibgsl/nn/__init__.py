@@ -2,7 +2,16 @@
 
 from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer, gcn_norm
 from .model import VIBGSLModule
-from .structure import FeatureMask, StructureLearner, concrete_bernoulli, threshold_adjacency
+from .structure import (
+    FeatureMask,
+    StructureLearner,
+    candidate_pairs,
+    concrete_bernoulli,
+    edge_density,
+    edge_kl_to_prior,
+    threshold_adjacency,
+    top_k_pairs,
+)
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
 __all__ = [
@@ -13,10 +22,14 @@ __all__ = [
     "FeatureMask",
     "StructureLearner",
     "VIBGSLModule",
+    "candidate_pairs",
     "concrete_bernoulli",
+    "edge_density",
+    "edge_kl_to_prior",
     "gaussian_parameters",
     "gcn_norm",
     "kl_to_standard_normal",
     "reparameterize",
     "threshold_adjacency",
+    "top_k_pairs",
 ]

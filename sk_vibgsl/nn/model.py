@@ -1,4 +1,4 @@
-"""The whole VIB-GSL module: ``forward(x, adj, mask) -> (logits, kl)``."""
+"""The whole VIB-GSL module: ``forward(x, mask, adj) -> (logits, kl, edge_kl, density)``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from torch import Tensor, nn
 
 from .backbones import Backbone
 from .sparse_model import sparse_encode
-from .structure import FeatureMask, StructureLearner
+from .structure import (
+    FeatureMask,
+    StructureLearner,
+    candidate_pairs,
+    edge_density,
+    edge_kl_to_prior,
+)
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
 __all__ = ["GRAPH_PATHS", "VIBGSLModule"]
@@ -53,10 +59,20 @@ class VIBGSLModule(nn.Module):
     batch_norm : bool, default=False
         Batch-normalise each GIN layer's output (``backbone="gin"`` only; see
         :class:`~sk_vibgsl.nn.backbones.DenseGINLayer`).
+    edge_score : {"inner", "cosine"}, default="inner"
+        Edge logit of the structure learner (:class:`StructureLearner`).
     structure_k : int, optional
-        Per-node top-``k`` of the learned edges; ``None`` keeps every pair.
+        Per-node top-``k`` sparsification of the learned graph.
     candidate_hops : int, optional
-        Learned edges only between nodes within ``h`` observed hops.
+        Learned edges only between nodes within this many hops of the
+        observed graph (:func:`candidate_pairs`); needs ``adj``.
+    edge_prior : float, optional
+        Prior edge probability ``r`` of the structure's KL term
+        (:func:`edge_kl_to_prior`); ``None`` leaves it out (zeros).
+    learn_mix : bool, default=False
+        Learn :math:`\lambda = \sigma(\theta)` as a gate, :math:`\theta`
+        starting at :math:`\mathrm{logit}(\lambda_0)` with
+        :math:`\lambda_0` = ``structure_mix`` in :math:`(0, 1)`.
     graph_path : {"auto", "dense", "sparse"}, default="auto"
         Where a batch runs. ``"dense"``: ``B × N × N`` tensors (fast on
         small graphs, :math:`O(N^2)` memory). ``"sparse"``: edge lists
@@ -65,13 +81,23 @@ class VIBGSLModule(nn.Module):
         scoring without). ``"auto"``: sparse when the learned graph is
         sparsified (``structure_k`` or ``candidate_hops`` set, or no
         structure learning) and the batch's largest graph has at least
-        ``SPARSE_MIN_NODES`` (256) nodes, dense otherwise.
+        ``SPARSE_MIN_NODES`` (256) nodes, dense otherwise. Both paths
+        compute the same graph; on the sparse path the edge KL averages
+        over the selected (top-``k``) candidate pairs instead of all
+        candidates (:func:`~sk_vibgsl.nn.sparse_model.pair_edge_kl`).
 
     Returns (forward)
     -----------------
     logits : Tensor of shape (B, n_classes)
     kl : Tensor of shape (B,)
         Per-graph KL divergence to the standard normal prior.
+    edge_kl : Tensor of shape (B,)
+        Per-graph KL divergence of the edge distribution to ``Ber(r)``
+        (zeros without ``edge_prior`` or without structure learning).
+    density : Tensor of shape (B,)
+        Per-graph density of the learned graph :math:`A_{IB}`
+        (:func:`edge_density`), or of the observed graph when structure
+        learning is off.
     """
 
     def __init__(
@@ -86,21 +112,39 @@ class VIBGSLModule(nn.Module):
         feature_mask: bool = True,
         structure_mix: float = 0.0,
         batch_norm: bool = False,
+        edge_score: str = "inner",
         structure_k: int | None = None,
         candidate_hops: int | None = None,
+        edge_prior: float | None = None,
+        learn_mix: bool = False,
         graph_path: str = "auto",
     ) -> None:
         super().__init__()
         if graph_path not in GRAPH_PATHS:
             raise ValueError(f"graph_path must be one of {GRAPH_PATHS}, got {graph_path!r}.")
+        if learn_mix and not 0 < structure_mix < 1:
+            raise ValueError(
+                "learn_mix=True needs structure_mix in (0, 1) to start from, "
+                f"got {structure_mix!r}."
+            )
+        if candidate_hops is not None and candidate_hops < 1:
+            raise ValueError(f"candidate_hops must be None or an int >= 1, got {candidate_hops!r}.")
+        if edge_prior is not None and not 0 < edge_prior < 1:
+            raise ValueError(f"edge_prior must be None or a float in (0, 1), got {edge_prior!r}.")
         self.ib_size = ib_size
         self.structure_mix = structure_mix
-        self.structure_k = structure_k
         self.candidate_hops = candidate_hops
+        self.structure_k = structure_k
         self.graph_path = graph_path
+        self.edge_prior = edge_prior
+        self.mix_logit = (
+            nn.Parameter(torch.logit(torch.tensor(float(structure_mix)))) if learn_mix else None
+        )
         self.feature_mask = FeatureMask(in_channels) if feature_mask else None
         self.structure = (
-            StructureLearner(in_channels, hidden_dim, temperature, edge_threshold)
+            StructureLearner(
+                in_channels, hidden_dim, temperature, edge_threshold, edge_score, structure_k
+            )
             if structure_mix < 1
             else None
         )
@@ -111,7 +155,26 @@ class VIBGSLModule(nn.Module):
 
     @property
     def uses_observed_graph(self) -> bool:
-        return self.structure_mix > 0
+        return self.structure_mix > 0 or (
+            self.structure is not None and self.candidate_hops is not None
+        )
+
+    @property
+    def mix(self) -> float | Tensor:
+        r""":math:`\lambda`: ``structure_mix``, or the learned gate :math:`\sigma(\theta)`."""
+        return self.structure_mix if self.mix_logit is None else torch.sigmoid(self.mix_logit)
+
+    def _check_adj(self, adj: Tensor | None) -> None:
+        if adj is None and self.structure_mix > 0:
+            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        if adj is None and self.uses_observed_graph:
+            raise ValueError("candidate_hops needs the observed adjacency `adj`.")
+
+    def _candidates(self, mask: Tensor, adj: Tensor | None) -> Tensor | None:
+        """Candidate pairs of the learned graph (``None``: every pair)."""
+        if self.candidate_hops is None and self.edge_prior is None:
+            return None  # the structure learner's own (fastest) default
+        return candidate_pairs(mask, adj, self.candidate_hops)
 
     def ib_graph(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Return the IB-graph ``(X_IB, A)`` that the GNN sees.
@@ -119,13 +182,12 @@ class VIBGSLModule(nn.Module):
         ``A`` already includes the observed structure when ``structure_mix > 0``.
         """
         x_ib = self.feature_mask(x, mask) if self.feature_mask is not None else x
-        lam = self.structure_mix
-        if lam > 0 and adj is None:
-            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        lam = self.mix
+        self._check_adj(adj)
         if self.structure is None:
             return x_ib, adj
-        a_ib = self.structure(x_ib, mask)
-        if lam > 0:
+        a_ib = self.structure(x_ib, mask, self._candidates(mask, adj))
+        if self.structure_mix > 0:
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
 
@@ -141,14 +203,16 @@ class VIBGSLModule(nn.Module):
         )
         return sparsified and mask.shape[-1] >= SPARSE_MIN_NODES
 
-    def encode(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """Return :math:`\\mu, \\sigma` of :math:`p(Z \\mid G)`, each ``(B, K)``."""
+    def encode(
+        self, x: Tensor, mask: Tensor, adj: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        r"""Return :math:`\mu, \sigma` of :math:`p(Z \mid G)`, each ``(B, K)``,
+        and the per-graph edge KL and density (see the class's Returns)."""
         # As gnn(*ib_graph(x, mask, adj), mask), but X_IB only ever enters
         # linear maps (the structure learner's first layer and the GNN's), so
         # the feature mask gives their outputs directly (FeatureMask.project).
-        lam = self.structure_mix
-        if lam > 0 and adj is None:
-            raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        lam = self.mix
+        self._check_adj(adj)
         weights = [self.gnn.conv1.first_weight]
         if self.structure is not None:
             weights.append(self.structure.lin1.weight)
@@ -156,16 +220,25 @@ class VIBGSLModule(nn.Module):
             projected = self.feature_mask.project(x, mask, weights)
         else:
             projected = list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+        edge_kl = mask.new_zeros(mask.shape[0], dtype=projected[0].dtype)
         if self.structure is None:
             a = adj
+            density = edge_density(adj, mask)
         else:
-            a = self.structure.from_projection(projected[1], mask)
-            if lam > 0:
+            candidates = self._candidates(mask, adj)
+            a = self.structure.from_projection(projected[1], mask, candidates)
+            with torch.no_grad():
+                density = edge_density(a, mask)
+            if self.edge_prior is not None:
+                logits = self.structure.logits_from_projection(projected[1])
+                edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
+            if self.structure_mix > 0:
                 a = lam * adj + (1 - lam) * a
         h = self.gnn.forward_projected(projected[0], a, mask)
         n_nodes = mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
         pooled = h.sum(-2) / n_nodes
-        return gaussian_parameters(pooled, self.ib_size)
+        mu, sigma = gaussian_parameters(pooled, self.ib_size)
+        return mu, sigma, edge_kl, density
 
     def forward(
         self,
@@ -174,16 +247,14 @@ class VIBGSLModule(nn.Module):
         adj: Tensor | None = None,
         adj_index: Tensor | None = None,
         adj_weight: Tensor | None = None,
-    ) -> tuple[Tensor, Tensor]:
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         if adj_index is not None or self.uses_sparse_path(mask):
-            pooled, _edge_kl, _density = sparse_encode(
-                self, x, mask, adj, adj_index, adj_weight
-            )
+            pooled, edge_kl, density = sparse_encode(self, x, mask, adj, adj_index, adj_weight)
             mu, sigma = gaussian_parameters(pooled, self.ib_size)
         else:
-            mu, sigma = self.encode(x, mask, adj)
+            mu, sigma, edge_kl, density = self.encode(x, mask, adj)
         z = reparameterize(mu, sigma, sample=self.training)
-        return self.classifier(z), kl_to_standard_normal(mu, sigma)
+        return self.classifier(z), kl_to_standard_normal(mu, sigma), edge_kl, density
 
     @torch.no_grad()
     def set_feature_mean(self, mean: Tensor) -> None:

@@ -98,26 +98,29 @@ def ib_density(edges: IBEdges, batch: SparseBatch) -> Tensor:
     return kept / (n * (n - 1) / 2).clamp(min=1.0)
 
 
-def _embedding(structure, h: Tensor) -> tuple[Tensor, Tensor | None]:
-    """``(ẑ, b)`` of the structure learner from ``h = x @ lin1.weight.T``."""
-    if hasattr(structure, "_embedding"):
-        return structure._embedding(h)
-    return structure.lin2(F.relu(h + structure.lin1.bias)), None
+def observed_density(index: Tensor, weight: Tensor, batch: SparseBatch) -> Tensor:
+    r"""Per-graph share of ordered pairs ``u ≠ v`` with a non-zero observed
+    weight, as :func:`~sk_vibgsl.nn.structure.edge_density` counts them."""
+    n_graphs = len(batch.ptr) - 1
+    real = (index[0] != index[1]) & (weight != 0)
+    count = torch.bincount(batch.graph_of[index[0, real]], minlength=n_graphs).to(torch.float32)
+    n = batch.ptr.diff().to(torch.float32)
+    return count / (n * (n - 1)).clamp(min=1.0)
 
 
 def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
                     adj_weight=None, noise: Tensor | None = None):
-    """The IB-graph on the sparse path: ``(batch, h, graph, edges)``.
+    """The IB-graph on the sparse path: ``(batch, h, graph, edges, observed)``.
 
     ``h`` is the GNN's first projection of :math:`X_{IB}` on the real nodes,
     ``graph`` the coalesced mixed graph :math:`\\lambda A_{obs} + (1 - \\lambda) A_{IB}`
     (:class:`~sk_vibgsl.nn.sparse_backbones.EdgeGraph`), ``edges`` the
     :class:`~sk_vibgsl.nn.sparse_structure.IBEdges` (``None`` without
-    structure learning).
+    structure learning), ``observed`` the observed ``(edge_index, weight)``.
     """
-    lam = module.structure_mix
+    lam = module.mix
     has_obs = adj is not None or adj_index is not None
-    if lam > 0 and not has_obs:
+    if module.structure_mix > 0 and not has_obs:
         raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
     hops = module.candidate_hops
     if hops is not None and module.structure is not None and not has_obs:
@@ -140,20 +143,21 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
         index, weight = obs_index, obs_weight
     else:
         s = module.structure
-        z, bias = _embedding(s, flat[1])
+        z, bias = s._embedding(flat[1])
         candidates = None if hops is None else hop_candidates(obs_index, t, hops)
         edges = ib_edges(
-            z, bias, batch.ptr, k=module.structure_k, candidates=candidates,
+            z, bias, batch.ptr, k=s.k, candidates=candidates,
             temperature=s.temperature if module.training else None,
             threshold=s.threshold, noise=noise,
         )
         index, weight = edges.directed()
-        if lam > 0:
+        if module.structure_mix > 0:
             index = torch.cat([obs_index, index], 1)
             weight = torch.cat([lam * obs_weight, (1 - lam) * weight])
     # the learned pairs alone are unique (u < v, both directions once)
-    unique = edges is not None and lam == 0
-    return batch, flat[0], edge_graph(index, weight, t, coalesced=unique), edges
+    unique = edges is not None and module.structure_mix == 0
+    graph = edge_graph(index, weight, t, coalesced=unique)
+    return batch, flat[0], graph, edges, (obs_index, obs_weight)
 
 
 def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
@@ -161,13 +165,17 @@ def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     """``(pooled, edge_kl, density)`` of the sparse path: ``pooled`` is the
     mean GNN output per graph ``(B, 2K)``, ``edge_kl`` and ``density`` are
     ``(B,)`` (zeros without structure learning)."""
-    batch, h, graph, edges = sparse_ib_graph(module, x, mask, adj, adj_index, adj_weight, noise)
+    batch, h, graph, edges, observed = sparse_ib_graph(
+        module, x, mask, adj, adj_index, adj_weight, noise
+    )
     out = sparse_backbone(module.gnn, h, graph)
     n_graphs = mask.shape[0]
     pooled = mean_pool(out, batch.graph_of, n_graphs)
+    edge_kl = pooled.new_zeros(n_graphs)
     if edges is None:
-        zero = pooled.new_zeros(n_graphs)
-        return pooled, zero, zero
-    prior = getattr(module, "edge_prior", 0.1)
-    edge_kl = pair_edge_kl(edges.logits, batch.graph_of[edges.selected[0]], n_graphs, prior)
-    return pooled, edge_kl, ib_density(edges, batch)
+        return pooled, edge_kl, observed_density(*observed, batch).to(pooled.dtype)
+    if module.edge_prior is not None:
+        edge_kl = pair_edge_kl(
+            edges.logits, batch.graph_of[edges.selected[0]], n_graphs, module.edge_prior
+        )
+    return pooled, edge_kl, ib_density(edges, batch).to(pooled.dtype)

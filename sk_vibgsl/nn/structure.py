@@ -11,11 +11,18 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 __all__ = [
+    "EDGE_SCORES",
     "FeatureMask",
     "StructureLearner",
+    "candidate_pairs",
     "concrete_bernoulli",
+    "edge_density",
+    "edge_kl_to_prior",
     "threshold_adjacency",
+    "top_k_pairs",
 ]
+
+EDGE_SCORES = ("inner", "cosine")
 
 
 class FeatureMask(nn.Module):
@@ -132,17 +139,144 @@ def threshold_adjacency(adj: Tensor, threshold: float, keep: Tensor | None = Non
     return torch.where(kept, adj, torch.zeros((), dtype=adj.dtype, device=adj.device))
 
 
+def candidate_pairs(mask: Tensor, adj: Tensor | None = None, hops: int | None = None) -> Tensor:
+    r"""The node pairs a learned edge may join, ``B × N × N`` booleans.
+
+    Pairs of distinct real nodes; with ``hops = h``, only those joined by a
+    path of at most ``h`` observed edges:
+
+    .. math::
+        C_{uv} = [u \ne v] \, [\mathrm{mask}_u \, \mathrm{mask}_v] \,
+        \left[\left((A_{obs} > 0) + I\right)^h_{uv} > 0\right]
+
+    Parameters
+    ----------
+    mask : Tensor of shape (B, N), bool
+    adj : Tensor of shape (B, N, N), optional
+        Observed adjacency; needed when ``hops`` is given.
+    hops : int, optional
+        Neighbourhood radius ``h``; ``None`` allows every pair.
+    """
+    n = mask.shape[-1]
+    pairs = mask.unsqueeze(-1) & mask.unsqueeze(-2)
+    pairs = pairs & ~torch.eye(n, dtype=torch.bool, device=mask.device)
+    if hops is None:
+        return pairs
+    if adj is None:
+        raise ValueError("candidate_hops needs the observed adjacency `adj`.")
+    step = (adj != 0).to(adj.dtype if adj.is_floating_point() else torch.float32)
+    step = step + torch.eye(n, dtype=step.dtype, device=step.device)
+    reach = step
+    for _ in range(hops - 1):
+        reach = torch.bmm(reach, step).clamp_(max=1.0)
+    return pairs & (reach > 0)
+
+
+def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
+    r"""Per-node top-``k`` selection of candidate pairs, symmetrised by union.
+
+    Node :math:`u` selects the (at most) ``k`` candidates :math:`v` with the
+    largest logits :math:`\ell_{uv}`; a pair is kept when either end selected
+    it:
+
+    .. math::
+        S_{uv} = [v \in \mathrm{top}_k(u)] \lor [u \in \mathrm{top}_k(v)]
+
+    A node with fewer than ``k`` candidates selects them all.
+
+    Parameters
+    ----------
+    logits : Tensor of shape (B, N, N)
+        Edge scores; only their order within a row matters.
+    k : int
+        Neighbours selected per node.
+    candidates : Tensor of shape (B, N, N), bool
+        Pairs that may be selected (see :func:`candidate_pairs`).
+
+    Returns
+    -------
+    Tensor of shape (B, N, N), bool, symmetric, within ``candidates``.
+    """
+    n = logits.shape[-1]
+    k = min(k, n)
+    scores = logits.detach().masked_fill(~candidates, float("-inf"))
+    picked = scores.topk(k, dim=-1).indices
+    selected = torch.zeros_like(candidates).scatter_(-1, picked, True) & candidates
+    return selected | selected.transpose(-1, -2)
+
+
+def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor:
+    r"""Per-graph mean KL divergence of the edge distribution to a Bernoulli prior.
+
+    .. math::
+        \mathrm{KL}_A = \frac{1}{|C|} \sum_{(u, v) \in C}
+        \pi_{uv} \log\frac{\pi_{uv}}{r} + (1 - \pi_{uv}) \log\frac{1 - \pi_{uv}}{1 - r},
+        \qquad \pi_{uv} = \sigma(\ell_{uv})
+
+    the compression term of the structure (Miao et al., GSAT, ICML 2022):
+    it pulls every candidate edge's probability towards the prior ``r``.
+    :math:`\log \pi = -\mathrm{softplus}(-\ell)` and
+    :math:`\log (1 - \pi) = -\mathrm{softplus}(\ell)` keep it finite for any
+    logit. A graph without candidate pairs has 0.
+
+    Parameters
+    ----------
+    logits : Tensor of shape (B, N, N)
+    candidates : Tensor of shape (B, N, N), bool
+    prior : float
+        :math:`r \in (0, 1)`.
+
+    Returns
+    -------
+    Tensor of shape (B,)
+    """
+    log_p = -F.softplus(-logits)
+    log_q = -F.softplus(logits)
+    p = torch.sigmoid(logits)
+    kl = p * (log_p - torch.log(torch.tensor(prior))) + (1 - p) * (
+        log_q - torch.log(torch.tensor(1.0 - prior))
+    )
+    cand = candidates.to(kl.dtype)
+    return (kl * cand).sum((-1, -2)) / cand.sum((-1, -2)).clamp(min=1.0)
+
+
+def edge_density(adj: Tensor, mask: Tensor) -> Tensor:
+    r"""Per-graph share of node pairs joined by an edge of non-zero weight.
+
+    .. math::
+        \rho = \frac{|\{u < v : A_{uv} \ne 0\}|}{n (n - 1) / 2}
+
+    over the ``n`` real nodes (0 for a graph of one node); self-loops are
+    not counted. Returns a tensor of shape ``(B,)``.
+    """
+    n = mask.sum(-1).to(adj.dtype)
+    nonzero = (adj != 0).sum((-1, -2)) - (adj.diagonal(dim1=-2, dim2=-1) != 0).sum(-1)
+    return nonzero.to(adj.dtype) / (n * (n - 1)).clamp(min=1.0)
+
+
 class StructureLearner(nn.Module):
     r"""Learned edge probabilities and a sampled weighted IB-graph.
 
     .. math::
         Z(u) = \mathrm{MLP}(X_{IB}(u)), \qquad
-        \pi_{uv} = \sigma\left(Z(u) Z(v)^\top\right)
+        \pi_{uv} = \sigma(\ell_{uv}), \qquad
+        \ell_{uv} = \begin{cases}
+            Z(u) Z(v)^\top & \text{``inner'' (the paper)} \\
+            s \cos(Z(u), Z(v)) + b & \text{``cosine''}
+        \end{cases}
+
+    with a learnable scale :math:`s = \mathrm{softplus}(\rho)` (initially 5)
+    and bias :math:`b` (initially 0) for the cosine score, whose logits stay
+    in :math:`[b - s, b + s]` instead of saturating (IDGL; GSLB).
 
     In training, :math:`A_{IB}` is a concrete (relaxed Bernoulli) sample with
     temperature ``t``; in evaluation it is :math:`\pi` itself, the sample's
     expectation as ``t → 0``. Either way entries below ``a_0`` are masked off,
     the diagonal and padded nodes are zero, and the result is symmetric.
+    Candidate pairs can be restricted to the ``h``-hop neighbourhood of the
+    observed graph (:func:`candidate_pairs`), and, with ``k``, to each
+    node's ``k`` highest-scoring candidates (:func:`top_k_pairs`, chosen on
+    the noise-free logits, so training and evaluation keep the same pairs).
 
     Parameters
     ----------
@@ -154,6 +288,10 @@ class StructureLearner(nn.Module):
         Concrete temperature ``t``.
     threshold : float, default=0.1
         Edge threshold ``a_0``.
+    score : {"inner", "cosine"}, default="inner"
+        Edge logit :math:`\ell_{uv}`.
+    k : int, optional
+        Per-node top-``k`` sparsification; ``None`` keeps every candidate.
     """
 
     def __init__(
@@ -162,33 +300,64 @@ class StructureLearner(nn.Module):
         hidden_channels: int,
         temperature: float = 0.1,
         threshold: float = 0.1,
+        score: str = "inner",
+        k: int | None = None,
     ) -> None:
         super().__init__()
+        if score not in EDGE_SCORES:
+            raise ValueError(f"score must be one of {EDGE_SCORES}, got {score!r}.")
+        if k is not None and k < 1:
+            raise ValueError(f"k must be None or an int >= 1, got {k!r}.")
         self.temperature = temperature
         self.threshold = threshold
+        self.score = score
+        self.k = k
         self.lin1 = nn.Linear(in_channels, hidden_channels)
         self.lin2 = nn.Linear(hidden_channels, hidden_channels)
+        if score == "cosine":
+            self.scale_raw = nn.Parameter(torch.empty(()))
+            self.bias = nn.Parameter(torch.empty(()))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         self.lin1.reset_parameters()
         self.lin2.reset_parameters()
+        if self.score == "cosine":
+            nn.init.constant_(self.scale_raw, 4.993)  # softplus^-1(5)
+            nn.init.zeros_(self.bias)
+
+    def _embedding(self, h: Tensor) -> tuple[Tensor, Tensor | None]:
+        """``(Z', b)`` with :math:`\\ell = Z' Z'^\\top + b` from the first layer's
+        pre-activation ``h`` (without its bias)."""
+        z = self.lin2(F.relu(h + self.lin1.bias))
+        if self.score == "inner":
+            return z, None
+        scale = F.softplus(self.scale_raw)
+        return F.normalize(z, dim=-1, eps=1e-12) * scale.sqrt(), self.bias
 
     def edge_logits(self, x: Tensor) -> Tensor:
-        """Return :math:`Z Z^\\top = \\log\\frac{\\pi}{1-\\pi}`, shape ``B × N × N``."""
-        z = self.lin2(F.relu(self.lin1(x)))
-        return z @ z.transpose(-1, -2)
+        """Return :math:`\\ell = \\log\\frac{\\pi}{1-\\pi}`, shape ``B × N × N``."""
+        return self.logits_from_projection(x @ self.lin1.weight.T)
 
-    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
+    def logits_from_projection(self, h: Tensor) -> Tensor:
+        """:meth:`edge_logits` from ``h = x @ lin1.weight.T``."""
+        z, bias = self._embedding(h)
+        logits = z @ z.transpose(-1, -2)
+        return logits if bias is None else logits + bias
+
+    def forward(self, x: Tensor, mask: Tensor, candidates: Tensor | None = None) -> Tensor:
         """Return the weighted IB adjacency ``B × N × N`` of masked features ``x``."""
-        return self.from_projection(x @ self.lin1.weight.T, mask)
+        return self.from_projection(x @ self.lin1.weight.T, mask, candidates)
 
-    def from_projection(self, h: Tensor, mask: Tensor) -> Tensor:
+    def from_projection(self, h: Tensor, mask: Tensor, candidates: Tensor | None = None) -> Tensor:
         """:meth:`forward` from ``h = x @ lin1.weight.T`` (without the bias),
-        as given by :meth:`FeatureMask.project`."""
-        z = self.lin2(F.relu(h + self.lin1.bias))
+        as given by :meth:`FeatureMask.project`. ``candidates`` (``B × N × N``
+        booleans, :func:`candidate_pairs`) restricts the pairs; ``None``
+        allows every pair of distinct real nodes."""
+        z, bias = self._embedding(h)
         return _SampledAdjacency.apply(
-            z, mask, self.temperature if self.training else None, self.threshold
+            z, bias, mask, candidates, self.k,
+            self.temperature if self.training else None, self.threshold,
         )
 
 
@@ -204,11 +373,24 @@ class _SampledAdjacency(torch.autograd.Function):
     is done in place and only ``Z`` and the output are kept, as the gradient needs
     nothing else: :math:`\partial a / \partial \ell = a (1 - a) / t` where
     an entry is kept, 0 where it is not (and ``a = 0`` there).
+
+    The logits are :math:`\ell = Z Z^\top + b` (``bias`` ``b`` a scalar
+    tensor, or ``None`` for 0). With ``candidates`` or ``k``, pairs outside
+    the candidates or the top-``k`` selection (:func:`top_k_pairs`) are
+    zero as well.
     """
 
     @staticmethod
-    def forward(ctx, z: Tensor, mask: Tensor, temperature: float | None, threshold: float):
+    def forward(ctx, z: Tensor, bias: Tensor | None, mask: Tensor, candidates: Tensor | None,
+                k: int | None, temperature: float | None, threshold: float):
         a = torch.bmm(z, z.transpose(-1, -2))
+        if bias is not None:
+            a.add_(bias)
+        keep = None
+        if candidates is not None or k is not None:
+            keep = candidates if candidates is not None else candidate_pairs(mask)
+            if k is not None:
+                keep = top_k_pairs(a, k, keep)
         if temperature is not None:
             noise = torch.rand_like(a).logit_(eps=1e-6).triu_(1)
             a.add_(noise).add_(noise.transpose(-1, -2))  # == logits + (noise + noiseᵀ)
@@ -220,11 +402,15 @@ class _SampledAdjacency(torch.autograd.Function):
         below = torch.tensor(threshold, dtype=a.dtype)
         below = torch.nextafter(below, torch.tensor(-torch.inf, dtype=a.dtype)).item()
         F.threshold(a, below, 0.0, inplace=True)
-        node = mask.to(a.dtype)
-        a.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
-        a.diagonal(dim1=-2, dim2=-1).zero_()
+        if keep is None:
+            node = mask.to(a.dtype)
+            a.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
+            a.diagonal(dim1=-2, dim2=-1).zero_()
+        else:
+            a.mul_(keep)
         ctx.save_for_backward(z, a)
         ctx.temperature = temperature
+        ctx.has_bias = bias is not None
         return a
 
     @staticmethod
@@ -232,6 +418,9 @@ class _SampledAdjacency(torch.autograd.Function):
         z, a = ctx.saved_tensors
         g = torch.addcmul(a, a, a, value=-1).mul_(grad)  # σ' = a(1 - a); 0 where dropped
         grad_z = torch.baddbmm(torch.bmm(g, z), g.transpose(-1, -2), z)
+        grad_bias = g.sum().reshape(()) if ctx.has_bias else None
         if ctx.temperature is not None:
             grad_z.div_(ctx.temperature)  # the 1/t of the sample, on the small side
-        return grad_z, None, None, None
+            if grad_bias is not None:
+                grad_bias = grad_bias / ctx.temperature
+        return grad_z, grad_bias, None, None, None, None, None

@@ -1,0 +1,276 @@
+"""The structure options: cosine scores, top-k, k-hop candidates, edge KL, density."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from sk_vibgsl import VIBGSLClassifier
+from sk_vibgsl.nn import (
+    StructureLearner,
+    VIBGSLModule,
+    candidate_pairs,
+    edge_density,
+    edge_kl_to_prior,
+    top_k_pairs,
+)
+
+
+def _batch(sizes=(7, 4), n_features=5, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    n = max(sizes)
+    x = torch.zeros(len(sizes), n, n_features)
+    mask = torch.zeros(len(sizes), n, dtype=torch.bool)
+    adj = torch.zeros(len(sizes), n, n)
+    for b, m in enumerate(sizes):
+        x[b, :m] = torch.randn(m, n_features, generator=g)
+        mask[b, :m] = True
+        a = torch.triu((torch.rand(m, m, generator=g) < 0.35).float(), 1)
+        adj[b, :m, :m] = a + a.T
+    return x, mask, adj
+
+
+def test_top_k_pairs_is_the_union_of_each_nodes_k_best_candidates():
+    _, mask, adj = _batch()
+    logits = torch.randn(2, 7, 7)  # distinct almost surely: no ties
+    logits = logits + logits.transpose(-1, -2)
+    for hops, k in itertools.product([None, 1, 2], [1, 2, 3, 10]):
+        cand = candidate_pairs(mask, adj, hops)
+        got = top_k_pairs(logits, k, cand)
+        for b in range(2):
+            chosen = set()
+            for u in range(7):
+                options = [v for v in range(7) if cand[b, u, v]]
+                options.sort(key=lambda v: -logits[b, u, v].item())
+                chosen |= {(u, v) for v in options[:k]} | {(v, u) for v in options[:k]}
+            expected = {(u, v) for u in range(7) for v in range(7) if got[b, u, v]}
+            assert expected == chosen, (hops, k, b)
+
+
+def test_candidate_pairs_are_the_h_hop_neighbourhood():
+    _, mask, adj = _batch(sizes=(7, 4))
+    for hops in (1, 2, 3):
+        cand = candidate_pairs(mask, adj, hops)
+        for b, m in enumerate((7, 4)):
+            a = adj[b, :m, :m].numpy() > 0
+            # breadth-first distances
+            dist = np.full((m, m), np.inf)
+            for s in range(m):
+                dist[s, s], frontier, d = 0, {s}, 0
+                while frontier:
+                    d += 1
+                    frontier = {v for u in frontier for v in np.flatnonzero(a[u])
+                                if dist[s, v] == np.inf}
+                    for v in frontier:
+                        dist[s, v] = d
+            expected = (dist <= hops) & ~np.eye(m, dtype=bool)
+            assert np.array_equal(cand[b, :m, :m].numpy(), expected)
+            assert not cand[b, m:].any() and not cand[b, :, m:].any()
+    everything = candidate_pairs(mask)
+    assert everything[0].sum() == 7 * 6 and everything[1].sum() == 4 * 3
+    with pytest.raises(ValueError, match="candidate_hops"):
+        candidate_pairs(mask, None, 2)
+
+
+def test_edge_kl_equals_its_closed_form():
+    _, mask, adj = _batch()
+    logits = torch.randn(2, 7, 7) * 4
+    logits = logits + logits.transpose(-1, -2)
+    cand = candidate_pairs(mask, adj, 2)
+    r = 0.2
+    got = edge_kl_to_prior(logits, cand, r)
+    assert cand[0].any()
+    for b in range(2):
+        p = torch.sigmoid(logits[b][cand[b]]).double().numpy()
+        kl = p * np.log(p / r) + (1 - p) * np.log((1 - p) / (1 - r))
+        assert got[b].item() == pytest.approx(kl.mean() if len(p) else 0.0, rel=1e-5)
+    # torch's own Bernoulli KL agrees, and extreme logits stay finite
+    dist = torch.distributions
+    ref = dist.kl_divergence(dist.Bernoulli(logits=logits[0][cand[0]]),
+                             dist.Bernoulli(probs=torch.tensor(r))).mean()
+    assert got[0].item() == pytest.approx(ref.item(), rel=1e-5)
+    assert torch.isfinite(edge_kl_to_prior(torch.full((1, 3, 3), 200.0),
+                                           torch.ones(1, 3, 3, dtype=torch.bool), r)).all()
+    # no candidates: 0, not NaN
+    assert edge_kl_to_prior(logits, torch.zeros_like(cand), r).eq(0).all()
+
+
+def test_edge_density_counts_off_diagonal_pairs_of_real_nodes():
+    adj = torch.zeros(2, 4, 4)
+    adj[0, 0, 1] = adj[0, 1, 0] = 0.3
+    adj[0, 2, 2] = 1.0  # a self-loop is not counted
+    adj[1] = 1 - torch.eye(4)
+    mask = torch.tensor([[1, 1, 1, 1], [1, 1, 1, 0]], dtype=torch.bool)
+    adj[1, 3] = adj[1, :, 3] = 0  # padded node
+    got = edge_density(adj, mask)
+    assert got.tolist() == pytest.approx([1 / 6, 1.0])
+    assert edge_density(torch.zeros(1, 1, 1), torch.ones(1, 1, dtype=torch.bool)).item() == 0
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_top_k_learner_keeps_exactly_the_selected_pairs(training):
+    x, mask, adj = _batch()
+    learner = StructureLearner(5, 8, threshold=0.0, score="cosine", k=2).train(training)
+    torch.manual_seed(1)
+    a = learner(x, mask)
+    selected = top_k_pairs(learner.edge_logits(x), 2, candidate_pairs(mask))
+    assert torch.equal(a > 0, selected)
+    assert torch.equal(a, a.transpose(-1, -2))
+
+
+def test_top_k_with_k_at_least_n_minus_1_changes_nothing():
+    x, mask, _ = _batch()
+    learner = StructureLearner(5, 8, score="cosine").eval()
+    full = learner(x, mask)
+    learner.k = 6
+    assert torch.equal(learner(x, mask), full)
+
+
+def test_cosine_logits_are_bounded_by_the_scale_around_the_bias():
+    x, _, _ = _batch()
+    learner = StructureLearner(5, 8, score="cosine")
+    logits = learner.edge_logits(x * 1e3)
+    scale = torch.nn.functional.softplus(learner.scale_raw)
+    assert scale.item() == pytest.approx(5.0, rel=1e-3)
+    assert (logits.abs() <= scale + 1e-4).all()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"edge_score": "cosine"},
+        {"edge_score": "cosine", "structure_k": 2},
+        {"structure_k": 3, "candidate_hops": 2},
+        {"edge_score": "cosine", "candidate_hops": 1, "edge_prior": 0.2},
+        {"edge_prior": 0.1, "structure_mix": 0.5},
+    ],
+)
+@pytest.mark.parametrize("kind", ["gcn", "gat", "gin"])
+def test_gradients_reach_every_structure_parameter(kind, options):
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    # t = 1: at t = 0.1 a tiny graph's few kept samples can all saturate at
+    # 0 or 1 (no gradient through σ), which says nothing about reachability
+    model = VIBGSLModule(5, 2, hidden_dim=8, backbone=kind, edge_threshold=0.0,
+                         temperature=1.0, **options)
+    logits, kl, edge_kl, _ = model(x, mask, adj)
+    (logits.sum() + kl.sum() + edge_kl.sum()).backward()
+    for name, p in model.structure.named_parameters():
+        assert p.grad is not None and p.grad.abs().sum() > 0, name
+
+
+def test_cosine_bias_gradient_matches_autograd_of_the_unfused_computation():
+    x, mask, _ = _batch()
+    learner = StructureLearner(5, 8, threshold=0.0, score="cosine", k=3).eval()
+    weight = torch.randn(2, 7, 7)
+    a = learner(x, mask)
+    (a * weight).sum().backward()
+    fused = {n: p.grad.clone() for n, p in learner.named_parameters()}
+    learner.zero_grad()
+    logits = learner.edge_logits(x)
+    keep = top_k_pairs(logits, 3, candidate_pairs(mask))
+    (torch.sigmoid(logits) * keep * weight).sum().backward()
+    for name, p in learner.named_parameters():
+        torch.testing.assert_close(fused[name], p.grad, rtol=1e-4, atol=1e-5, msg=name)
+
+
+def test_module_refuses_bad_options():
+    with pytest.raises(ValueError, match="candidate_hops"):
+        VIBGSLModule(5, 2, candidate_hops=0)
+    with pytest.raises(ValueError, match="edge_prior"):
+        VIBGSLModule(5, 2, edge_prior=1.0)
+    with pytest.raises(ValueError, match="score"):
+        StructureLearner(5, 8, score="dot")
+    x, mask, _ = _batch()
+    with pytest.raises(ValueError, match="candidate_hops"):
+        VIBGSLModule(5, 2, candidate_hops=2)(x, mask)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"edge_score": "dot"}, "edge_score"),
+        ({"structure_k": 0}, "structure_k"),
+        ({"structure_k": 2.5}, "structure_k"),
+        ({"candidate_hops": -1}, "candidate_hops"),
+        ({"edge_beta": -0.1}, "edge_beta"),
+        ({"edge_prior": 0.0}, "edge_prior"),
+        ({"edge_prior": 1.5}, "edge_prior"),
+    ],
+)
+def test_estimator_names_the_bad_structure_option(graphs, params, match):
+    X, y = graphs
+    with pytest.raises(ValueError, match=match):
+        VIBGSLClassifier(max_epochs=1, **params).fit(X, y)
+
+
+def test_history_records_density_and_edge_kl_and_top_k_thins_the_graph(graphs):
+    X, y = graphs
+    dense = VIBGSLClassifier(max_epochs=2, random_state=0).fit(X, y)
+    sparse = VIBGSLClassifier(max_epochs=2, random_state=0, edge_score="cosine",
+                              structure_k=2, edge_beta=0.1).fit(X, y)
+    for clf in (dense, sparse):
+        assert len(clf.history[:, "train_density"]) == 2
+        assert all(0 <= d <= 1 for d in clf.history[:, "train_density"])
+    assert dense.history[:, "train_edge_kl"] == [0.0, 0.0]
+    assert all(v > 0 for v in sparse.history[:, "train_edge_kl"])
+    # the loss holds gamma * edge KL
+    row = sparse.history[-1]
+    assert row["train_loss"] == pytest.approx(
+        row["train_ce"] + 1e-3 * row["train_kl"] + 0.1 * row["train_edge_kl"], rel=1e-4)
+    for _, adj in sparse.ib_graphs(X[:10]):
+        # the union of each node's k = 2 choices: at most 2 k n ordered entries
+        assert (adj > 0).sum() <= 2 * 2 * len(adj)
+
+
+def test_validation_density_is_recorded_with_a_split(graphs):
+    from skorch.dataset import ValidSplit
+
+    X, y = graphs
+    clf = VIBGSLClassifier(max_epochs=2, random_state=0, structure_k=2,
+                           train_split=ValidSplit(0.25, stratified=True, random_state=0)).fit(X, y)
+    assert len(clf.history[:, "valid_density"]) == 2
+
+
+def test_candidate_hops_gets_the_observed_graph_and_stays_inside_it(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(max_epochs=2, random_state=0, candidate_hops=1,
+                           edge_threshold=0.0).fit(X, y)
+    for (_, observed), (_, learned) in zip(X[:10], clf.ib_graphs(X[:10])):
+        assert not ((learned > 0) & (observed == 0)).any()
+
+
+def test_structure_options_are_reproducible_with_random_state(graphs):
+    X, y = graphs
+    params = dict(max_epochs=2, random_state=3, edge_score="cosine", structure_k=2,
+                  candidate_hops=2, edge_beta=0.5)
+    a = VIBGSLClassifier(**params).fit(X, y).predict_proba(X)
+    b = VIBGSLClassifier(**params).fit(X, y).predict_proba(X)
+    assert np.array_equal(a, b)
+
+
+def test_learned_mix_is_a_trained_gate_starting_at_structure_mix(graphs):
+    x, mask, adj = _batch()
+    model = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=0.3, learn_mix=True,
+                         edge_threshold=0.0, temperature=1.0)
+    assert model.mix.item() == pytest.approx(0.3)
+    logits, kl, *_ = model(x, mask, adj)
+    (logits.sum() + kl.sum()).backward()
+    assert model.mix_logit.grad is not None and model.mix_logit.grad.abs() > 0
+    # the graph the GNN sees is the gated mix
+    model.eval()
+    with torch.no_grad():
+        _, a = model.ib_graph(x, mask, adj)
+        learned = model.structure(model.feature_mask(x, mask), mask)
+    torch.testing.assert_close(a, 0.3 * adj + 0.7 * learned)
+    with pytest.raises(ValueError, match="learn_mix"):
+        VIBGSLModule(5, 2, structure_mix=0.0, learn_mix=True)
+    X, y = graphs
+    with pytest.raises(ValueError, match="learn_mix"):
+        VIBGSLClassifier(max_epochs=1, learn_mix=True).fit(X, y)
+    clf = VIBGSLClassifier(max_epochs=3, structure_mix=0.5, learn_mix=True, random_state=0)
+    clf.fit(X, y)
+    assert 0 < clf.module_.mix.item() < 1 and clf.module_.mix.item() != 0.5
