@@ -155,9 +155,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         edge-list message passing (:mod:`sk_vibgsl.nn.sparse_model`):
         memory :math:`O(N k)`; time :math:`O(N k)` with ``candidate_hops``,
         :math:`O(N^2 d)` for the top-``k`` scoring of all pairs without it.
-        ``"auto"`` runs a batch sparse when its largest graph has at least
-        256 nodes and the learned graph is sparsified (``structure_k`` or
-        ``candidate_hops`` set), dense otherwise. Without sparsification
+        ``"auto"`` runs a batch sparse when the learned graph is sparsified
+        (``structure_k`` or ``candidate_hops`` set) or structure learning is
+        off, and its largest graph has at least 64 (``candidate_hops``), 256
+        (all-pairs ``structure_k``) or 128 (``structure_mix=1``) nodes, where
+        the sparse step was measured faster; dense otherwise. Without sparsification
         the sparse path keeps all pairs (as much memory as dense).
     random_state : int, optional
         Seeds the weight initialisation, the batch order and (by seeding

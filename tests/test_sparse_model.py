@@ -144,7 +144,7 @@ def test_edge_list_batch_equals_dense_adjacency_batch():
 
 
 @pytest.mark.parametrize("kw", [{"structure_k": 2}, {"candidate_hops": 1, "structure_k": 1},
-                                {"candidate_hops": 2}])
+                                {"candidate_hops": 2}, {"edge_score": "cosine", "structure_k": 2}])
 def test_every_structure_parameter_gets_a_gradient_on_the_sparse_path(kw):
     x, mask, adj = _padded(sizes=(12, 9), p=0.3)
     m = _module("gcn", edge_threshold=0.0, graph_path="sparse", **kw).train()
@@ -157,11 +157,15 @@ def test_every_structure_parameter_gets_a_gradient_on_the_sparse_path(kw):
 
 def test_auto_path_picks_sparse_only_for_sparsified_large_batches():
     small = torch.ones(2, 20, dtype=torch.bool)
+    medium = torch.ones(2, 100, dtype=torch.bool)
     large = torch.ones(1, 300, dtype=torch.bool)
     assert not _module().uses_sparse_path(large)
     assert not _module(structure_k=5).uses_sparse_path(small)
+    assert not _module(structure_k=5).uses_sparse_path(medium)
     assert _module(structure_k=5).uses_sparse_path(large)
-    assert _module(candidate_hops=1).uses_sparse_path(large)
+    assert _module(candidate_hops=1).uses_sparse_path(medium)
+    assert not _module(candidate_hops=1).uses_sparse_path(small)
+    assert _module("gcn", 1.0).uses_sparse_path(large)
     assert _module(graph_path="sparse").uses_sparse_path(small)
     assert not _module(structure_k=5, graph_path="dense").uses_sparse_path(large)
     with pytest.raises(ValueError, match="graph_path must be one of"):
