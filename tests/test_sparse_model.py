@@ -256,3 +256,12 @@ def test_observed_graph_density_on_the_sparse_path_without_structure_learning():
     dense = m(x, mask, adj)[3]
     m.graph_path = "sparse"
     assert torch.allclose(m(x, mask, adj)[3], dense)
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gat", "gin"])
+def test_sparse_path_trains_under_bfloat16_autocast(backbone):
+    X, y = make_graphs(20)
+    clf = VIBGSLClassifier(precision="bf16", graph_path="sparse", structure_k=2,
+                           backbone=backbone, **FAST).fit(X, y)
+    assert np.isfinite(clf.history[-1, "train_loss"])
+    assert clf.predict_proba(X).shape == (20, 2)

@@ -95,7 +95,8 @@ class _Propagate(torch.autograd.Function):
         a = torch.sparse_csr_tensor(graph.crow, graph.col, weight, (n, n))
         ctx.save_for_backward(weight, h)
         ctx.graph = graph
-        return a @ h
+        with torch.autocast(h.device.type, enabled=False):  # autocast would cast to bf16
+            return a @ h
 
     @staticmethod
     def backward(ctx, grad: Tensor):
@@ -108,7 +109,8 @@ class _Propagate(torch.autograd.Function):
                 g.t_crow, g.row.index_select(0, g.t_perm), weight.index_select(0, g.t_perm),
                 (n, n),
             )
-            grad_h = at @ grad
+            with torch.autocast(grad.device.type, enabled=False):
+                grad_h = at @ grad
         if ctx.needs_input_grad[0]:
             grad_w = (grad.index_select(0, g.row) * h.index_select(0, g.col)).sum(-1)
         return grad_w, grad_h, None
@@ -119,9 +121,13 @@ def propagate(h: Tensor, graph: EdgeGraph, weight: Tensor | None = None) -> Tens
     default the graph's), as sparse CSR products."""
     if h.shape[0] == 0 or len(graph.row) == 0:
         return h.new_zeros(h.shape)
+    weight = graph.weight if weight is None else weight
+    # CPU CSR products have no bfloat16/float16 kernel: those (autocast) run in float32
+    dtype = torch.promote_types(torch.promote_types(h.dtype, weight.dtype), torch.float32)
     with warnings.catch_warnings():  # "sparse CSR support is in beta"
         warnings.simplefilter("ignore", UserWarning)
-        return _Propagate.apply(graph.weight if weight is None else weight, h, graph)
+        out = _Propagate.apply(weight.to(dtype), h.to(dtype), graph)
+    return out.to(h.dtype)
 
 
 def _gcn_norm(graph: EdgeGraph) -> tuple[Tensor, Tensor]:
