@@ -15,7 +15,13 @@ from skorch.callbacks import EpochTimer, PassthroughScoring, PrintLog
 from skorch.utils import to_tensor
 from torch.utils.data import Subset
 
-from ._batching import GraphDataset, GraphLoader, _base_and_positions, densify_adjacency
+from ._batching import (
+    GraphDataset,
+    GraphLoader,
+    _base_and_positions,
+    densify_adjacency,
+    observed_edge_count,
+)
 from ._inputs import GraphSet, is_tabular, tabular_graph_set, to_graph_set
 from ._memory import describe_step_memory
 from ._precision import autocast, check_precision
@@ -520,7 +526,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         there; with ``precision="bf16"`` under bfloat16 autocast, its outputs
         cast back to float32 for the loss."""
         x = to_tensor(x, device=self.device)
-        if not _on_sparse_path(self.module_, x["mask"]):
+        if not _on_sparse_path(self.module_, x):
             x = densify_adjacency(x)
         if self.precision == "32":
             return super().infer(x, **fit_params)
@@ -800,7 +806,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         with torch.no_grad():
             for batch, _ in loader:
                 batch = to_tensor(batch, device=self.device)
-                if _on_sparse_path(self.module_, batch["mask"]):
+                if _on_sparse_path(self.module_, batch):
                     out.extend(_sparse_ib_graphs(self.module_, batch))
                     continue
                 batch = densify_adjacency(batch)
@@ -817,11 +823,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
 
 
 
-def _on_sparse_path(module, mask) -> bool:
+def _on_sparse_path(module, batch) -> bool:
     """Whether ``module`` runs this batch on the sparse path (a custom
     module without ``uses_sparse_path`` gets dense batches)."""
     uses = getattr(module, "uses_sparse_path", None)
-    return bool(uses is not None and uses(mask))
+    return bool(uses is not None and uses(batch["mask"], observed_edge_count(batch)))
 
 
 def _sparse_ib_graphs(module, batch) -> list[tuple[np.ndarray, sp.csr_array]]:

@@ -27,6 +27,11 @@ faster than the dense one on random graphs of mean degree 2.5, 16 features,
 ``N = 32, 64, 128, 256, 512``): with ``candidate_hops=1, structure_k=8``
 1.31, 0.78, 0.62, 0.25, 0.14; without structure learning 2.08, 1.23, 0.62,
 0.67, 0.29; with all-pairs ``structure_k=8`` 2.28, 2.13, 1.88, 0.82, 0.49."""
+SPARSE_MAX_CANDIDATE_SHARE = 16
+"""With ``candidate_hops``, ``"auto"`` stays dense when the estimated
+candidates per node exceed ``N / 16`` (sparse/dense step time at observed
+density 0.02, 0.05, 0.1, 0.2: 0.61, 0.68, 1.56, 2.69 at ``N = 128``; 0.47,
+0.84, 1.28, 2.55 at ``N = 256``; ``candidate_hops=1, structure_k=8``)."""
 
 
 class VIBGSLModule(nn.Module):
@@ -199,20 +204,33 @@ class VIBGSLModule(nn.Module):
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
 
-    def uses_sparse_path(self, mask: Tensor) -> bool:
-        """Whether a batch with node mask ``mask`` (``B × N``) runs on the
-        sparse path (see ``graph_path``)."""
+    def uses_sparse_path(self, mask: Tensor, n_edges: int | None = None) -> bool:
+        r"""Whether a batch with node mask ``mask`` (``B × N``) and ``n_edges``
+        observed (directed) edges runs on the sparse path (see ``graph_path``).
+
+        With ``candidate_hops = h`` the candidates per node are about
+        :math:`\min(N, \bar d^{\,h})` (:math:`\bar d` the mean observed
+        degree); the batch stays dense when they exceed ``N / 16``, as on
+        COLLAB, whose graphs join half of their node pairs: the sparse step
+        was measured slower than the dense one from an observed density of
+        about 0.06–0.08 (``h = 1``, ``k = 8``, ``N = 128`` and 256).
+        """
         if self.graph_path != "auto":
             return self.graph_path == "sparse"
+        n = mask.shape[-1]
         if self.structure is None:
             kind = "observed"
         elif self.candidate_hops is not None:
             kind = "hops"
+            if n_edges is not None:
+                degree = n_edges / max(int(mask.sum()), 1)
+                if min(n, degree**self.candidate_hops) > n / SPARSE_MAX_CANDIDATE_SHARE:
+                    return False
         elif self.structure_k is not None:
             kind = "all_pairs"
         else:
             return False  # every pair is kept: as many edges as dense entries
-        return mask.shape[-1] >= SPARSE_MIN_NODES[kind]
+        return n >= SPARSE_MIN_NODES[kind]
 
     def encode(
         self, x: Tensor, mask: Tensor, adj: Tensor | None = None
@@ -259,7 +277,7 @@ class VIBGSLModule(nn.Module):
         adj_index: Tensor | None = None,
         adj_weight: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-        if adj_index is not None or self.uses_sparse_path(mask):
+        if adj_index is not None or self.uses_sparse_path(mask, _edge_count(adj)):
             pooled, edge_kl, density = sparse_encode(self, x, mask, adj, adj_index, adj_weight)
             mu, sigma = gaussian_parameters(pooled, self.ib_size)
         else:
@@ -274,3 +292,7 @@ class VIBGSLModule(nn.Module):
             self.feature_mask.mean.copy_(mean)
 
 
+
+
+def _edge_count(adj: Tensor | None) -> int | None:
+    return None if adj is None else int(torch.count_nonzero(adj))
