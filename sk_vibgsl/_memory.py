@@ -21,9 +21,9 @@ SPARSE_BYTES_PER_EDGE = 1200
 weights, messages and their gradients (``hidden_dim = 16``). Fitted to the
 extra peak RSS of a training epoch on one synthetic graph
 (``benchmarks/results/scaling.md``, "One big graph": 16 features,
-``structure_k=8``): 442 MiB at ``n = 20 000`` with all-pairs scoring, 320 MiB
+``structure_k=8``): 229 MiB at ``n = 20 000`` with all-pairs scoring, 320 MiB
 (``n = 20 000``) and 989 MiB (``n = 100 000``) with ``candidate_hops=2``;
-the estimate gives 427 MiB and 2.1 GiB."""
+the estimate gives 427 MiB and 2.1 GiB (on the safe side)."""
 UNKNOWN_DEGREE = 32
 """Learned edges per node assumed without ``structure_k`` (candidates from ``candidate_hops``)."""
 SPARSE_BYTES_PER_NODE_WIDTH = 40
