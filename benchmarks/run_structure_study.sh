@@ -8,6 +8,8 @@
 # Resumable: finished units are skipped.
 #
 #   bash benchmarks/run_structure_study.sh [DATASET ...]
+#   ONLY="observed paper cosine_top4" EXTRA="--max-graphs 1000" \
+#       bash benchmarks/run_structure_study.sh NCI1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_HOME="${DATA_HOME:-../shared/datasets}"
@@ -17,9 +19,11 @@ read -r -a DATASETS <<< "${DATASETS[*]}"
 COMMON=(--protocols fair --fair-patience 20 --betas 1e-3 --node-features given+degree
         --data-home "$DATA_HOME" --n-jobs "${N_JOBS:-2}" --threads 1
         --backbones gcn gin --datasets "${DATASETS[@]}")
-run() {  # name, then reproduce_table1 arguments
+read -r -a EXTRA <<< "${EXTRA:-}"  # e.g. EXTRA="--max-graphs 1000" (a stratified subsample)
+run() {  # name, then reproduce_table1 arguments; ONLY (names) restricts the rows
   local name=$1; shift
-  python benchmarks/reproduce_table1.py "${COMMON[@]}" --results-dir "$OUT/$name" "$@"
+  if [[ -n "${ONLY:-}" && " $ONLY " != *" $name "* ]]; then return; fi
+  python benchmarks/reproduce_table1.py "${COMMON[@]}" "${EXTRA[@]}" --results-dir "$OUT/$name" "$@"
 }
 V=(--learners VIB-GSL)
 run observed --learners N/A

@@ -9,7 +9,8 @@ observed graph on the same folds (mean, and folds won–tied–lost), the lowest
 fold against the majority-class rate of that fold (a collapse check) and the
 mean density of the learned IB-graph on the test folds (kept edges over node
 pairs). Only settings whose folds are all done are compared; the others are
-listed with their progress.
+listed with their progress. A run on a stratified subsample (``--max-graphs``)
+is its own row, ``DATASET[n]``.
 
 Usage::
 
@@ -39,7 +40,9 @@ def read(folder: Path) -> dict[tuple, dict]:
         if line.strip():
             r = json.loads(line)
             if r["protocol"] == "fair":
-                out[(r["dataset"], r["backbone"], r["fold"])] = r
+                # a subsampled run is its own dataset row
+                name = r["dataset"] + (f"[{r['max_graphs']}]" if r.get("max_graphs") else "")
+                out[(name, r["backbone"], r["fold"])] = r
     return out
 
 
@@ -49,9 +52,16 @@ def majority_rates(dataset: str, data_home: str | None, n_folds: int, seed: int)
 
     from sk_vibgsl.datasets import load_tu_dataset
 
-    _, y = load_tu_dataset(dataset, data_home=data_home, download_if_missing=False,
+    name, _, max_graphs = dataset.partition("[")
+    _, y = load_tu_dataset(name, data_home=data_home, download_if_missing=False,
                            return_X_y=True)
     y = np.asarray(y)
+    if max_graphs:  # the stratified subsample of reproduce_table1.load
+        from sklearn.model_selection import train_test_split
+
+        idx, _ = train_test_split(np.arange(len(y)), train_size=int(max_graphs[:-1]),
+                                  stratify=y, random_state=seed)
+        y = y[np.sort(idx)]
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
     return [100 * np.bincount(np.unique(y[te], return_inverse=True)[1]).max() / len(te)
             for _, te in folds.split(np.zeros(len(y)), y)]

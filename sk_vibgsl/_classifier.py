@@ -214,11 +214,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         tabular mode, ``n_features_in_`` otherwise).
     tabular_ : bool
         Whether ``fit`` saw a table (then ``predict`` needs one too).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when ``fit`` saw a DataFrame with string column names.
     module_ : VIBGSLModule
         The fitted torch module.
-    feature_mask_ : ndarray of shape (n_node_features_,)
+    feature_mask_ : ndarray of shape (``n_node_features_``,)
         The fitted feature mask :math:`M` (ones when ``feature_mask=False``).
     history_ : skorch History
         Per epoch ``train_loss``, ``train_ce``, ``train_kl``, ``train_edge_kl``
@@ -342,6 +342,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
         tags.input_tags.sparse = True  # densified: each sample has n_features nodes anyway
         tags.non_deterministic = self.random_state is None
         return tags
+
+    def _get_param_names(self):
+        """skorch's parameter names (every attribute not ending in ``_``),
+        less private bookkeeping such as skorch's ``_params_to_validate``:
+        ``get_params``, ``repr`` and ``clone`` see only real parameters."""
+        return [name for name in super()._get_param_names() if not name.startswith("_")]
 
     def _validate_hyperparameters(self) -> None:
         def check(name, ok, what):

@@ -263,11 +263,13 @@ class EdgePerturber(TransformerMixin, BaseEstimator):
         self.node_attr = node_attr
 
     def fit(self, X, y=None):
+        """Check ``add`` and ``remove``; nothing is learned. Returns ``self``."""
         _check_fraction("add", self.add, None)
         _check_fraction("remove", self.remove, 1.0)
         return self
 
     def transform(self, X):
+        """:func:`perturb_edges` of ``X`` with this step's parameters."""
         return perturb_edges(
             X,
             add=self.add,

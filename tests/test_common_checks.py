@@ -20,11 +20,6 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {
         "and stores **kwargs such as iterator_train__shuffle as attributes: skorch's "
         "design (parameters routed by prefix), not ours to change."
     ),
-    "check_set_params": (
-        "skorch's get_params lists its private bookkeeping set `_params_to_validate`; the "
-        "check sets every listed parameter to -inf/inf/None, after which skorch's own "
-        "set_params calls `_params_to_validate.add(...)` on a float."
-    ),
 }
 
 

@@ -123,9 +123,9 @@ class DenseGATLayer(nn.Module):
     edge), so it is differentiable in the weights.
 
     The ``B × N × N`` attention runs as one autograd node
-    (:mod:`sk_vibgsl.nn._attention`); on a sparse graph that needs no gradient
+    (``sk_vibgsl.nn._attention``); on a sparse graph that needs no gradient
     (the observed graph) on the CPU, over its edge list instead
-    (:mod:`sk_vibgsl.nn._sparse_attention`), with the same values.
+    (``sk_vibgsl.nn._sparse_attention``), with the same values.
     """
 
     def __init__(self, in_channels: int, out_channels: int, negative_slope: float = 0.2) -> None:
