@@ -39,6 +39,7 @@ __all__ = [
     "GraphLoader",
     "auto_max_pairs",
     "densify_adjacency",
+    "observed_edge_count",
     "size_bucketed_batches",
 ]
 
@@ -145,6 +146,16 @@ def densify_adjacency(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]
     adj = weight.new_zeros((b, n * n)).scatter_add_(1, index.long(), weight)
     out["adj"] = adj.view(b, n, n)
     return out
+
+
+def observed_edge_count(batch: dict[str, torch.Tensor]) -> int | None:
+    """Number of observed (directed) edges of a batch with non-zero weight,
+    from its edge list or dense ``adj``; ``None`` without observed edges."""
+    if "adj_weight" in batch:
+        return int(torch.count_nonzero(batch["adj_weight"]))
+    if "adj" in batch:
+        return int(torch.count_nonzero(batch["adj"]))
+    return None
 
 
 def size_bucketed_batches(

@@ -15,8 +15,15 @@ from skorch.callbacks import EpochTimer, PassthroughScoring, PrintLog
 from skorch.utils import to_tensor
 from torch.utils.data import Subset
 
-from ._batching import GraphDataset, GraphLoader, _base_and_positions, densify_adjacency
+from ._batching import (
+    GraphDataset,
+    GraphLoader,
+    _base_and_positions,
+    densify_adjacency,
+    observed_edge_count,
+)
 from ._inputs import GraphSet, is_tabular, tabular_graph_set, to_graph_set
+from ._memory import describe_step_memory
 from ._precision import autocast, check_precision
 from ._threads import (
     check_torch_threads,
@@ -26,7 +33,8 @@ from ._threads import (
 )
 from .callbacks import FiniteLossGuard
 from .nn.backbones import BACKBONES
-from .nn.model import VIBGSLModule
+from .nn.model import GRAPH_PATHS, VIBGSLModule
+from .nn.sparse_model import sparse_ib_graph
 from .nn.structure import EDGE_SCORES
 
 __all__ = ["VIBGSLClassifier"]
@@ -134,13 +142,31 @@ class VIBGSLClassifier(NeuralNetClassifier):
         largest graphs of a skewed dataset so they need little padding.
         ``"auto"`` is ``batch_size · (2 n̄)²`` (``n̄`` the mean graph size of
         the data at hand); ``None`` bounds batches by ``batch_size`` only.
-    max_nodes : int or None, default=10_000
+    max_nodes : int, "auto" or None, default="auto"
         Largest accepted graph (node count). A larger graph is refused with a
-        ``ValueError`` naming it when ``X`` is converted, before any dense
-        ``N × N`` tensor exists (a training step on one graph of ``N`` nodes
-        raised peak memory by 15–35 ``N²`` bytes on CPU, measured at
+        ``ValueError`` naming it and the estimated memory of a training step
+        on it, when ``X`` is converted, before any large tensor exists.
+        ``"auto"`` is what the path that large graphs take can hold:
+        ``10_000`` on the dense path (a training step on one graph of ``N``
+        nodes raised peak memory by 15–35 ``N²`` bytes on CPU, measured at
         ``N = 1000 … 3000`` with ``batch_size=1``: some 2–3 GB at
-        ``N = 10 000``). ``None`` accepts any size.
+        ``N = 10 000``), ``1_000_000`` when large graphs run on the sparse
+        path (``graph_path="sparse"``, or ``"auto"`` with ``structure_k`` or
+        ``candidate_hops`` set), whose step grows linearly in ``N``.
+        ``None`` accepts any size.
+    graph_path : {"auto", "dense", "sparse"}, default="auto"
+        How a batch is computed. ``"dense"``: padded ``B × N × N`` tensors,
+        fastest on small graphs, :math:`O(N^2)` memory per graph.
+        ``"sparse"``: the IB-graph as an edge list of the kept pairs and
+        edge-list message passing (:mod:`sk_vibgsl.nn.sparse_model`):
+        memory :math:`O(N k)`; time :math:`O(N k)` with ``candidate_hops``,
+        :math:`O(N^2 d)` for the top-``k`` scoring of all pairs without it.
+        ``"auto"`` runs a batch sparse when the learned graph is sparsified
+        (``structure_k`` or ``candidate_hops`` set) or structure learning is
+        off, and its largest graph has at least 64 (``candidate_hops``), 256
+        (all-pairs ``structure_k``) or 128 (``structure_mix=1``) nodes, where
+        the sparse step was measured faster; dense otherwise. Without sparsification
+        the sparse path keeps all pairs (as much memory as dense).
     random_state : int, optional
         Seeds the weight initialisation, the batch order and (by seeding
         torch's global generator when ``fit`` starts) the training noise:
@@ -254,7 +280,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
         learn_mix: bool = False,
         node_attr: str = "x",
         max_pairs: int | str | None = "auto",
-        max_nodes: int | None = 10_000,
+        max_nodes: int | str | None = "auto",
+        graph_path: str = "auto",
         random_state: int | None = None,
         torch_threads: int | None = None,
         precision: str = "32",
@@ -300,6 +327,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.node_attr = node_attr
         self.max_pairs = max_pairs
         self.max_nodes = max_nodes
+        self.graph_path = graph_path
         self.random_state = random_state
         self.torch_threads = torch_threads
         self.precision = precision
@@ -379,9 +407,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         check(
             "max_nodes",
             self.max_nodes is None
+            or self.max_nodes == "auto"
             or (isinstance(self.max_nodes, numbers.Integral) and self.max_nodes >= 1),
-            "None or an int >= 1",
+            "'auto', None or an int >= 1",
         )
+        check("graph_path", self.graph_path in GRAPH_PATHS, f"one of {GRAPH_PATHS}")
         check_torch_threads(self.torch_threads)
         check_precision(self.precision)
 
@@ -428,6 +458,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "candidate_hops": self.candidate_hops,
             "edge_prior": self.edge_prior if self.edge_beta > 0 else None,
             "learn_mix": self.learn_mix,
+            "graph_path": self.graph_path,
         }
         kwargs.update(self.get_params_for("module"))
         return kwargs
@@ -500,7 +531,9 @@ class VIBGSLClassifier(NeuralNetClassifier):
         (once, as a whole) and its observed edges are made a dense adjacency
         there; with ``precision="bf16"`` under bfloat16 autocast, its outputs
         cast back to float32 for the loss."""
-        x = densify_adjacency(to_tensor(x, device=self.device))
+        x = to_tensor(x, device=self.device)
+        if not _on_sparse_path(self.module_, x):
+            x = densify_adjacency(x)
         if self.precision == "32":
             return super().infer(x, **fit_params)
         device_type = next(self.module_.parameters()).device.type
@@ -585,7 +618,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
         tabular = is_tabular(X)
         if not reset and tabular != self.tabular_:
             if not tabular:  # the input's own errors first (e.g. a 1-D array)
-                to_graph_set(X, node_attr=self.node_attr, max_nodes=self.max_nodes)
+                to_graph_set(X, node_attr=self.node_attr, max_nodes=self._max_nodes(),
+                            size_note=self._size_note)
             seen = "a table" if self.tabular_ else "graphs"
             got = "a table" if tabular else "graphs"
             raise ValueError(
@@ -598,7 +632,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
                     del self.feature_names_in_
             width = None if reset else self.n_node_features_
             return to_graph_set(
-                X, node_attr=self.node_attr, n_features=width, max_nodes=self.max_nodes
+                X, node_attr=self.node_attr, n_features=width, max_nodes=self._max_nodes(),
+                size_note=self._size_note,
             )
         table = validate_data(
             self,
@@ -615,12 +650,41 @@ class VIBGSLClassifier(NeuralNetClassifier):
             raise ValueError(f"X[{int(np.flatnonzero(bad_rows)[0])}] contains NaN or inf.")
         if reset:
             self.tabular_ = True
-        if self.max_nodes is not None and table.shape[1] > self.max_nodes:
+        max_nodes = self._max_nodes()
+        if max_nodes is not None and table.shape[1] > max_nodes:
             raise ValueError(
                 f"X has {table.shape[1]} columns, so every sample (X[0] first) would be a "
-                f"graph of {table.shape[1]} nodes, more than max_nodes={self.max_nodes}."
+                f"graph of {table.shape[1]} nodes, more than max_nodes={max_nodes}: "
+                f"{self._size_note(table.shape[1])}."
             )
         return tabular_graph_set(table)
+
+    def _large_graphs_sparse(self) -> bool:
+        """Whether a large graph runs on the sparse path (``graph_path``)."""
+        if self.graph_path != "auto":
+            return self.graph_path == "sparse"
+        return (
+            self.structure_mix >= 1
+            or self.structure_k is not None
+            or self.candidate_hops is not None
+        )
+
+    def _max_nodes(self) -> int | None:
+        """``max_nodes`` with ``"auto"`` resolved for the path large graphs take."""
+        if self.max_nodes != "auto":
+            return self.max_nodes
+        return 1_000_000 if self._large_graphs_sparse() else 10_000
+
+    def _size_note(self, n_nodes: int) -> str:
+        """Why a graph of ``n_nodes`` is refused: its estimated step memory."""
+        sparse = self._large_graphs_sparse()
+        note = describe_step_memory(
+            n_nodes, sparse=sparse, n_features=getattr(self, "n_node_features_", 1),
+            hidden=self.hidden_dim, k=self.structure_k,
+        )
+        if not sparse:
+            note += " (structure_k or candidate_hops with graph_path='auto' use the sparse one)"
+        return note
 
     def get_split_datasets(self, X, y=None, **fit_params):
         """Split as skorch does; the validation part is sorted by graph size
@@ -724,7 +788,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             return np.ones(self.n_node_features_, dtype=np.float32)
         return mask.mask.detach().cpu().numpy()
 
-    def ib_graphs(self, X) -> list[tuple[np.ndarray, np.ndarray]]:
+    def ib_graphs(self, X) -> list[tuple[np.ndarray, np.ndarray | sp.csr_array]]:
         """The IB-graph of each sample, as in inference (deterministic).
 
         Returns
@@ -733,7 +797,10 @@ class VIBGSLClassifier(NeuralNetClassifier):
             For each sample in input order: the masked node features
             ``(n_nodes, n_node_features_)`` and the learned weighted adjacency
             ``(n_nodes, n_nodes)`` that the GNN sees (including the observed
-            part when ``structure_mix > 0``). In tabular mode every sample
+            part when ``structure_mix > 0``): a dense ndarray for graphs of
+            batches on the dense path, a ``scipy.sparse.csr_array`` (same
+            values, no explicit zeros) for those on the sparse path
+            (``graph_path``). In tabular mode every sample
             has ``n_nodes = n_features_in_`` (node ``j`` is feature ``j``)
             and the adjacency is its learned feature-interaction graph.
         """
@@ -744,7 +811,11 @@ class VIBGSLClassifier(NeuralNetClassifier):
         out: list[tuple[np.ndarray, np.ndarray]] = []
         with torch.no_grad():
             for batch, _ in loader:
-                batch = densify_adjacency(to_tensor(batch, device=self.device))
+                batch = to_tensor(batch, device=self.device)
+                if _on_sparse_path(self.module_, batch):
+                    out.extend(_sparse_ib_graphs(self.module_, batch))
+                    continue
+                batch = densify_adjacency(batch)
                 x_ib, adj = self.module_.ib_graph(**batch)
                 sizes = batch["mask"].sum(-1).tolist()
                 for b, n in enumerate(sizes):
@@ -756,3 +827,31 @@ class VIBGSLClassifier(NeuralNetClassifier):
             result[pos] = out[k]
         return result
 
+
+
+def _on_sparse_path(module, batch) -> bool:
+    """Whether ``module`` runs this batch on the sparse path (a custom
+    module without ``uses_sparse_path`` gets dense batches)."""
+    uses = getattr(module, "uses_sparse_path", None)
+    return bool(uses is not None and uses(batch["mask"], observed_edge_count(batch)))
+
+
+def _sparse_ib_graphs(module, batch) -> list[tuple[np.ndarray, sp.csr_array]]:
+    """Per graph of a batch on the sparse path: masked features and the
+    mixed IB adjacency as a CSR array."""
+    mask = batch["mask"]
+    x_ib = module.feature_mask(batch["x"], mask) if module.feature_mask is not None else batch["x"]
+    nodes, _, graph, _, _ = sparse_ib_graph(module, **batch)
+    ptr = nodes.ptr.cpu().numpy()
+    row, col = graph.row.cpu().numpy(), graph.col.cpu().numpy()
+    weight = graph.weight.cpu().numpy()
+    keep = weight != 0
+    row, col, weight = row[keep], col[keep], weight[keep]
+    graph_of = np.searchsorted(ptr, row, side="right") - 1
+    out = []
+    for b in range(len(ptr) - 1):
+        n = int(ptr[b + 1] - ptr[b])
+        sel = graph_of == b
+        adj = sp.csr_array((weight[sel], (row[sel] - ptr[b], col[sel] - ptr[b])), shape=(n, n))
+        out.append((x_ib[b, :n].cpu().numpy(), adj))
+    return out

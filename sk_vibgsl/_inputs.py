@@ -35,7 +35,7 @@ symmetric edge list. Every problem with the input is reported here, as a
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -448,12 +448,17 @@ def _node_count(sample: Any) -> int | None:
     return int(shape[0]) if shape is not None and len(shape) >= 1 else None
 
 
-def _check_size(i: int, n_nodes: int | None, max_nodes: int | None) -> None:
+def _check_size(
+    i: int, n_nodes: int | None, max_nodes: int | None, size_note: Callable[[int], str] | None
+) -> None:
     if max_nodes is not None and n_nodes is not None and n_nodes > max_nodes:
+        note = (
+            size_note(n_nodes) if size_note is not None
+            else f"the model builds dense {n_nodes} x {n_nodes} matrices per graph"
+        )
         raise ValueError(
-            f"X[{i}] has {n_nodes} nodes, more than max_nodes={max_nodes}: the model "
-            f"builds dense {n_nodes} x {n_nodes} matrices per graph. Raise max_nodes "
-            "(None = no limit) if the memory is there."
+            f"X[{i}] has {n_nodes} nodes, more than max_nodes={max_nodes}: {note}. Raise "
+            "max_nodes (None = no limit) if the memory is there."
         )
 
 
@@ -469,6 +474,7 @@ def to_graph_set(
     node_attr: str = "x",
     n_features: int | None = None,
     max_nodes: int | None = None,
+    size_note: Callable[[int], str] | None = None,
 ) -> GraphSet:
     """Convert a sequence of samples into a :class:`GraphSet`.
 
@@ -484,6 +490,9 @@ def to_graph_set(
         Largest accepted node count of a graph, checked on each sample
         before it is converted (so before any ``N × N`` array is built
         from it); ``None`` accepts any size.
+    size_note : callable, optional
+        ``size_note(n_nodes)`` explains the refusal of a graph over
+        ``max_nodes`` (e.g. the estimated memory of a step on it).
 
     Returns
     -------
@@ -512,7 +521,7 @@ def to_graph_set(
             raise ValueError(
                 f"X has {table.shape[1]} features, but the data seen in fit has {n_features}."
             )
-        _check_size(0, table.shape[1], max_nodes)
+        _check_size(0, table.shape[1], max_nodes, size_note)
         return tabular_graph_set(table)
     samples = _as_sample_sequence(X)
     if len(samples) == 0:
@@ -520,7 +529,7 @@ def to_graph_set(
     feats_list: list[np.ndarray] = []
     edges = _EdgeChunks()
     for i, sample in enumerate(samples):
-        _check_size(i, _node_count(sample), max_nodes)
+        _check_size(i, _node_count(sample), max_nodes, size_note)
         feats, (src, dst, weight) = _convert_sample(i, sample, node_attr)
         expected = feats_list[0].shape[1] if feats_list else n_features
         if expected is not None and feats.shape[1] != expected:

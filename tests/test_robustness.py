@@ -76,9 +76,10 @@ def test_directed_edges_are_symmetrised(small):
 # max_nodes
 # ---------------------------------------------------------------------- #
 def test_max_nodes_default_and_validation(small):
-    assert VIBGSLClassifier().max_nodes == 10_000
+    assert VIBGSLClassifier().max_nodes == "auto"
+    assert VIBGSLClassifier()._max_nodes() == 10_000  # the dense path's limit
     X, y = small
-    with pytest.raises(ValueError, match="max_nodes must be None or an int >= 1"):
+    with pytest.raises(ValueError, match="max_nodes must be 'auto', None or an int >= 1"):
         VIBGSLClassifier(max_nodes=0, **FAST).fit(X, y)
 
 
