@@ -59,6 +59,7 @@ def _sync(src: Path, dst: Path, pattern: str) -> None:
 
 _sync(ROOT / "notebooks", DOCS / "notebooks", "0*.ipynb")
 _sync(ROOT / "benchmarks" / "results", DOCS / "benchmarks" / "results", "**/*.md")
+_sync(ROOT / "benchmarks" / "results", DOCS / "benchmarks" / "results", "**/*.png")
 
 # -- Project ---------------------------------------------------------------------
 project = "sk_vibgsl"
