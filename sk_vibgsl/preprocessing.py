@@ -50,6 +50,22 @@ def _rebuild(X: Any, samples, graphs: GraphSet, new_x: np.ndarray, node_attr: st
     return [_with_features(s, f, node_attr) for s, f in zip(samples, parts)]
 
 
+def _add_node_features(transformer, X, compute) -> Any:
+    """``X`` with the node features ``compute(graphs)``, appended to the existing
+    ones when ``transformer.append`` (whose width must then be the fitted one)."""
+    samples = _as_sample_sequence(X)
+    graphs = to_graph_set(samples, node_attr=transformer.node_attr)
+    if transformer.append and graphs.n_features != transformer.n_features_in_:
+        raise ValueError(
+            f"X has {graphs.n_features} node features, but {type(transformer).__name__} was "
+            f"fitted with {transformer.n_features_in_}."
+        )
+    new = compute(graphs)
+    if transformer.append:
+        new = np.hstack([graphs.x, new])
+    return _rebuild(X, samples, graphs, new, transformer.node_attr)
+
+
 def node_degrees(graphs: GraphSet) -> np.ndarray:
     """Number of distinct neighbours (self-loops excluded) of every node."""
     graph_of_edge = np.repeat(np.arange(len(graphs)), np.diff(graphs.edge_ptr))
@@ -146,17 +162,7 @@ class DegreeFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """The graphs ``X``, same kinds, with their degree features."""
         check_is_fitted(self, "mode_")
-        samples = _as_sample_sequence(X)
-        graphs = to_graph_set(samples, node_attr=self.node_attr)
-        if self.append and graphs.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {graphs.n_features} node features, but DegreeFeatures was "
-                f"fitted with {self.n_features_in_}."
-            )
-        new = self._encode(node_degrees(graphs))
-        if self.append:
-            new = np.hstack([graphs.x, new])
-        return _rebuild(X, samples, graphs, new, self.node_attr)
+        return _add_node_features(self, X, lambda graphs: self._encode(node_degrees(graphs)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -309,18 +315,11 @@ class RandomWalkFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
+        """The graphs ``X``, same kinds, with their random-walk features."""
         check_is_fitted(self, "n_features_in_")
-        samples = _as_sample_sequence(X)
-        graphs = to_graph_set(samples, node_attr=self.node_attr)
-        if self.append and graphs.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {graphs.n_features} node features, but RandomWalkFeatures was "
-                f"fitted with {self.n_features_in_}."
-            )
-        new = random_walk_returns(graphs, self.walk_length)
-        if self.append:
-            new = np.hstack([graphs.x, new])
-        return _rebuild(X, samples, graphs, new, self.node_attr)
+        return _add_node_features(
+            self, X, lambda graphs: random_walk_returns(graphs, self.walk_length)
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
