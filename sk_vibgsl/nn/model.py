@@ -232,6 +232,17 @@ class VIBGSLModule(nn.Module):
             return False  # every pair is kept: as many edges as dense entries
         return n >= SPARSE_MIN_NODES[kind]
 
+    def project(self, x: Tensor, mask: Tensor) -> list[Tensor]:
+        """``[X_IB @ W.T]`` for the GNN's first weight and, with structure
+        learning, the structure learner's first weight (each ``B × N × out``),
+        through :meth:`~sk_vibgsl.nn.FeatureMask.project` when the mask is learned."""
+        weights = [self.gnn.conv1.first_weight]
+        if self.structure is not None:
+            weights.append(self.structure.lin1.weight)
+        if self.feature_mask is not None:
+            return self.feature_mask.project(x, mask, weights)
+        return list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+
     def encode(
         self, x: Tensor, mask: Tensor, adj: Tensor | None = None
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -242,13 +253,7 @@ class VIBGSLModule(nn.Module):
         # the feature mask gives their outputs directly (FeatureMask.project).
         lam = self.mix
         self._check_adj(adj)
-        weights = [self.gnn.conv1.first_weight]
-        if self.structure is not None:
-            weights.append(self.structure.lin1.weight)
-        if self.feature_mask is not None:
-            projected = self.feature_mask.project(x, mask, weights)
-        else:
-            projected = list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+        projected = self.project(x, mask)
         edge_kl = mask.new_zeros(mask.shape[0], dtype=projected[0].dtype)
         if self.structure is None:
             a = adj

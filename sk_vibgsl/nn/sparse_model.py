@@ -127,13 +127,7 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
         raise ValueError("candidate_hops needs the observed adjacency `adj`.")
     batch = sparse_batch(mask)
     n = mask.shape[1]
-    weights = [module.gnn.conv1.first_weight]
-    if module.structure is not None:
-        weights.append(module.structure.lin1.weight)
-    if module.feature_mask is not None:
-        projected = module.feature_mask.project(x, mask, weights)
-    else:
-        projected = list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+    projected = module.project(x, mask)
     flat = [p.reshape(-1, p.shape[-1]).index_select(0, batch.real) for p in projected]
     t = len(batch.real)
     obs_index, obs_weight = observed_edges(batch, n, adj, adj_index, adj_weight)
