@@ -833,7 +833,7 @@ def _on_sparse_path(module, batch) -> bool:
     """Whether ``module`` runs this batch on the sparse path (a custom
     module without ``uses_sparse_path`` gets dense batches)."""
     uses = getattr(module, "uses_sparse_path", None)
-    return bool(uses is not None and uses(batch["mask"], observed_edge_count(batch)))
+    return bool(uses is not None and uses(batch["mask"], lambda: observed_edge_count(batch)))
 
 
 def _sparse_ib_graphs(module, batch) -> list[tuple[np.ndarray, sp.csr_array]]:

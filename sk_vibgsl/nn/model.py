@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import Tensor, nn
 
@@ -204,9 +206,16 @@ class VIBGSLModule(nn.Module):
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
 
-    def uses_sparse_path(self, mask: Tensor, n_edges: int | None = None) -> bool:
+    def uses_sparse_path(
+        self, mask: Tensor, n_edges: int | Callable[[], int | None] | None = None
+    ) -> bool:
         r"""Whether a batch with node mask ``mask`` (``B × N``) and ``n_edges``
         observed (directed) edges runs on the sparse path (see ``graph_path``).
+
+        ``n_edges`` may be a function returning the count: it is called only
+        when the choice depends on it (``candidate_hops`` set), since
+        counting a dense ``B × N × N`` adjacency costs about as much as a
+        sigmoid over it, on every batch.
 
         With ``candidate_hops = h`` the candidates per node are about
         :math:`\min(N, \bar d^{\,h})` (:math:`\bar d` the mean observed
@@ -222,6 +231,8 @@ class VIBGSLModule(nn.Module):
             kind = "observed"
         elif self.candidate_hops is not None:
             kind = "hops"
+            if callable(n_edges):
+                n_edges = n_edges()
             if n_edges is not None:
                 degree = n_edges / max(int(mask.sum()), 1)
                 if min(n, degree**self.candidate_hops) > n / SPARSE_MAX_CANDIDATE_SHARE:
@@ -282,7 +293,7 @@ class VIBGSLModule(nn.Module):
         adj_index: Tensor | None = None,
         adj_weight: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-        if adj_index is not None or self.uses_sparse_path(mask, _edge_count(adj)):
+        if adj_index is not None or self.uses_sparse_path(mask, lambda: _edge_count(adj)):
             pooled, edge_kl, density = sparse_encode(self, x, mask, adj, adj_index, adj_weight)
             mu, sigma = gaussian_parameters(pooled, self.ib_size)
         else:
