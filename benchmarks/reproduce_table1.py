@@ -120,7 +120,8 @@ PAPER = {
 }
 ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair protocol
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
-               "patience", "overrides", "lr_schedule", "node_features", "fair_betas")
+               "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
+               "fair_grid")
 
 
 @lru_cache(maxsize=2)
@@ -171,6 +172,22 @@ def make_net(args, backbone: str, structure: bool, beta: float = 1e-3, callbacks
     if callbacks:
         kwargs["callbacks"] = callbacks
     return VIBGSLClassifier(**{**params, **overrides(args), **kwargs})
+
+
+def fair_grid(args) -> dict:
+    """``--grid key=v1,v2`` as an inner-search grid over estimator parameters
+    (values read as Python literals), searched with beta in fair units."""
+    grid = {}
+    for item in args.grid or []:
+        key, _, values = item.partition("=")
+        parsed = []
+        for value in values.split(","):
+            try:
+                parsed.append(ast.literal_eval(value))
+            except (ValueError, SyntaxError):
+                parsed.append(value)
+        grid[key] = parsed
+    return grid
 
 
 def overrides(args) -> dict:
@@ -231,19 +248,24 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
         pipe = make_pipeline(degree_features(unit), make_net(args, unit["backbone"],
                                                         unit["structure"],
                                                         **fair_stopping(args, unit)))
-        if len(args.betas) == 1:  # nothing to choose: one fit on the training fold
-            pipe.set_params(vibgslclassifier__beta=args.betas[0]).fit(X_tr, y_tr)
+        grid = {"vibgslclassifier__beta": args.betas,
+                **{f"vibgslclassifier__{k}": v for k, v in fair_grid(args).items()}}
+        if all(len(v) == 1 for v in grid.values()):  # nothing to choose: one fit
+            best_params = {k: v[0] for k, v in grid.items()}
+            pipe.set_params(**best_params).fit(X_tr, y_tr)
             search = SimpleNamespace(best_estimator_=pipe, score=pipe.score,
-                                     best_params_={"vibgslclassifier__beta": args.betas[0]},
+                                     best_params_=best_params,
                                      cv_results_={"mean_test_score": []})
         else:
-            search = GridSearchCV(pipe, {"vibgslclassifier__beta": args.betas}, cv=inner,
-                                  error_score="raise").fit(X_tr, y_tr)
+            search = GridSearchCV(pipe, grid, cv=inner, error_score="raise").fit(X_tr, y_tr)
         best = search.best_estimator_
         ib = best[-1].ib_graphs(best[:-1].transform(X_te))
         out.update(test_acc=100 * float(search.score(X_te, y_te)),
                    ib_density=float(np.mean([ib_density(adj) for _, adj in ib])),
                    chosen_beta=search.best_params_["vibgslclassifier__beta"],
+                   chosen={k.removeprefix("vibgslclassifier__"): v
+                           for k, v in search.best_params_.items() if k in grid
+                           and k != "vibgslclassifier__beta"},
                    inner_scores=[100 * float(s)
                                  for s in search.cv_results_["mean_test_score"]])
         if unit["patience"]:  # the refit's own stopping point
@@ -321,7 +343,8 @@ def plan(args) -> list[dict]:
         # its beta grid is part of its key unless it is the paper's (older records)
         unit_config = ({**config, "patience": args.fair_patience,
                         "fair_betas": None if args.betas == BETAS
-                        else ",".join(f"{b:g}" for b in args.betas)}
+                        else ",".join(f"{b:g}" for b in args.betas),
+                        "fair_grid": " ".join(args.grid) if args.grid else None}
                        if protocol == "fair" else config)
         for dataset in args.datasets:
             for backbone in args.backbones:
@@ -470,6 +493,10 @@ def parse(argv=None):
     parser.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="override a VIBGSLClassifier parameter (ablations), e.g. "
                              "--set feature_mask=False; repeatable")
+    parser.add_argument("--grid", action="append", metavar="KEY=V1,V2",
+                        help="fair protocol: also search this VIBGSLClassifier parameter "
+                             "over these values in the inner cross-validation (with "
+                             "--betas), e.g. --grid structure_mix=0.5,1.0; repeatable")
     parser.add_argument("--lr-step", nargs=2, type=float, metavar=("EPOCHS", "FACTOR"),
                         help="multiply the learning rate by FACTOR every EPOCHS epochs "
                              "(ablation; the authors' code uses 50 0.5)")
@@ -489,6 +516,7 @@ def parse(argv=None):
     args = parser.parse_args(argv)
     args.overrides = ",".join(sorted(args.set)) if args.set else None
     args.fair_betas = None  # set per fair unit in plan()
+    args.fair_grid = None
     if args.lr_step and (args.lr_step[0] < 1 or args.lr_step[0] != int(args.lr_step[0])):
         parser.error(f"--lr-step EPOCHS must be a positive integer, got {args.lr_step[0]:g}")
     args.lr_schedule = (f"StepLR(step_size={int(args.lr_step[0])}, gamma={args.lr_step[1]:g})"

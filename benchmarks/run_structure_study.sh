@@ -3,7 +3,8 @@
 # the library's default beta (1e-3; a grid of one, so no inner search), early
 # stopping on a stratified 10 % of each fit's own training graphs (patience 20,
 # at most 200 epochs), 10 outer folds, seed 0: the test fold is scored once and
-# chooses nothing. Each row is one setting of the structure options (--set);
+# chooses nothing (settings named *_grid search their --grid values by an inner
+# 3-fold cross-validation on the training fold). Each row is one setting of the structure options (--set);
 # "observed" is the same backbone on the observed graph (structure_mix=1).
 # Resumable: finished units are skipped.
 #
@@ -40,3 +41,5 @@ run mix05_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set edge_score=cosine 
     --set structure_k=4
 run mix05_learned_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set learn_mix=True \
     --set edge_score=cosine --set structure_k=4
+# an inner search (on the outer training fold) between the mixed and the observed graph
+run mix_grid "${V[@]}" --grid structure_mix=0.5,1.0

@@ -191,6 +191,42 @@ def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path
         assert len(losses) == args.epochs or len(losses) - 1 - int(np.argmin(losses)) == 3
 
 
+def test_reproduce_table1_fair_grid_searches_a_parameter_on_training_graphs(
+        tmp_path, monkeypatch):
+    """``--grid key=v1,v2`` keys the fair units and is searched with beta by the inner
+    cross-validation: one fit per (beta, value, inner fold), a refit with the chosen
+    value, and the choice recorded; a grid of one value is a single fit with it."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
+            "--inner-folds", "2", "--epochs", "2", "--max-graphs", "60", "--device", "cpu",
+            "--protocols", "fair", "--learners", "VIB-GSL", "--results-dir", str(tmp_path)]
+    args = rt.parse([*base, "--betas", "1e-3", "--grid", "structure_mix=0.5,1.0"])
+    assert rt.fair_grid(args) == {"structure_mix": [0.5, 1.0]}
+    units = rt.plan(args)
+    assert {u["fair_grid"] for u in units} == {"structure_mix=0.5,1.0"}
+    plain = rt.plan(rt.parse([*base, "--betas", "1e-3"]))
+    assert rt.unit_key(plain[0]) != rt.unit_key(units[0])
+
+    seen = []
+    real_fit = rt.VIBGSLClassifier.fit
+
+    def spy(net, X, y=None, **kw):
+        seen.append(net.structure_mix)
+        return real_fit(net, X, y, **kw)
+
+    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    record = rt.run_unit(units[0], args, 1)
+    assert sorted(seen[:-1]) == [0.5, 0.5, 1.0, 1.0]  # 2 values x 2 inner folds
+    assert record["chosen"]["structure_mix"] in (0.5, 1.0)
+    assert seen[-1] == record["chosen"]["structure_mix"]  # the refit uses the choice
+    assert len(record["inner_scores"]) == 2
+
+    seen.clear()
+    one = rt.parse([*base, "--betas", "1e-3", "--grid", "structure_mix=0.5"])
+    record = rt.run_unit(rt.plan(one)[0], one, 1)
+    assert seen == [0.5] and record["chosen"] == {"structure_mix": 0.5}
+
+
 def test_reproduce_table1_lr_step_schedule(tmp_path):
     """``--lr-step EPOCHS FACTOR`` decays the optimizer's rate during fit and keys the units;
     units saved before the option existed still match a run without it."""
