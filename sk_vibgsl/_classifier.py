@@ -158,7 +158,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         How a batch is computed. ``"dense"``: padded ``B × N × N`` tensors,
         fastest on small graphs, :math:`O(N^2)` memory per graph.
         ``"sparse"``: the IB-graph as an edge list of the kept pairs and
-        edge-list message passing (``sk_vibgsl.nn.sparse_model``):
+        edge-list message passing (:mod:`sk_vibgsl.nn.sparse_model`):
         memory :math:`O(N k)`; time :math:`O(N k)` with ``candidate_hops``,
         :math:`O(N^2 d)` for the top-``k`` scoring of all pairs without it.
         ``"auto"`` runs a batch sparse when the learned graph is sparsified

@@ -20,6 +20,9 @@ PUBLIC_MODULES = [
     "sk_vibgsl.callbacks",
     "sk_vibgsl.datasets",
     "sk_vibgsl.nn",
+    "sk_vibgsl.nn.sparse_backbones",
+    "sk_vibgsl.nn.sparse_model",
+    "sk_vibgsl.nn.sparse_structure",
     "sk_vibgsl.plotting",
 ]
 

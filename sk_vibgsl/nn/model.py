@@ -89,7 +89,7 @@ class VIBGSLModule(nn.Module):
     graph_path : {"auto", "dense", "sparse"}, default="auto"
         Where a batch runs. ``"dense"``: ``B × N × N`` tensors (fast on
         small graphs, :math:`O(N^2)` memory). ``"sparse"``: edge lists
-        (``sk_vibgsl.nn.sparse_model``), :math:`O(n k)` memory, and
+        (:mod:`sk_vibgsl.nn.sparse_model`), :math:`O(n k)` memory, and
         :math:`O(n k)` time with ``candidate_hops`` (:math:`O(n^2 d)`
         scoring without). ``"auto"``: sparse when the learned graph is
         sparsified (``structure_k`` or ``candidate_hops`` set, or no
@@ -99,7 +99,7 @@ class VIBGSLModule(nn.Module):
         step was measured faster), dense otherwise. Both paths
         compute the same graph; on the sparse path the edge KL averages
         over the selected (top-``k``) candidate pairs instead of all
-        candidates (``sk_vibgsl.nn.sparse_model.pair_edge_kl``).
+        candidates (:func:`~sk_vibgsl.nn.sparse_model.pair_edge_kl`).
 
     Returns (forward)
     -----------------

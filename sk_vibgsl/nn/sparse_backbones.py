@@ -1,4 +1,4 @@
-r"""The dense layers of :mod:`~sk_vibgsl.nn.backbones`, run on an edge list.
+r"""The dense layers of :class:`~sk_vibgsl.nn.Backbone`, run on an edge list.
 
 Same parameters, same math, :math:`O(E)` work: a
 :class:`~sk_vibgsl.nn.backbones.Backbone` runs either on a padded
@@ -178,7 +178,7 @@ _SPARSE_LAYERS = {"gcn": _gcn_layer, "gat": _gat_layer, "gin": _gin_layer}
 
 
 def sparse_backbone(backbone: Backbone, h: Tensor, graph: EdgeGraph) -> Tensor:
-    """:meth:`Backbone.forward_projected` on concatenated nodes.
+    """:meth:`~sk_vibgsl.nn.Backbone.forward_projected` on concatenated nodes.
 
     Parameters
     ----------

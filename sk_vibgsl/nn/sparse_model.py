@@ -1,4 +1,4 @@
-r""":meth:`VIBGSLModule.encode` on the sparse path: cost :math:`O(n k)` per graph.
+r""":meth:`~sk_vibgsl.nn.VIBGSLModule.encode` on the sparse path: cost :math:`O(n k)` per graph.
 
 The batch arrives padded as on the dense path (``x`` of shape ``B × N × F``,
 ``mask``, the observed edges as an edge list ``adj_index``/``adj_weight``
@@ -50,7 +50,7 @@ def observed_edges(
 ) -> tuple[Tensor, Tensor]:
     """The observed edges of the batch in the concatenated numbering.
 
-    From the row-padded edge list of :class:`~sk_vibgsl._batching.GraphDataset`
+    From the row-padded edge list of ``GraphDataset`` (``sk_vibgsl._batching``)
     (position ``i · N + j`` in row ``b``; weight-0 entries are padding and
     dropped) or from a dense ``adj`` (its non-zero entries). Returns
     ``(edge_index (2, E), weight (E,))``.
