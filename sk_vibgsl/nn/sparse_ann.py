@@ -113,7 +113,7 @@ def ann_directions(seed: int, dim: int, bits: int, repeats: int) -> Tensor:
     generator is left alone). Column ``j < bits`` is :math:`w_{j+1}`, the
     last column :math:`w_\ast`. For a given ``seed`` and ``dim``, the first
     columns do not depend on ``bits``: the draw is made for
-    :data:`_MAX_BITS` bits and cut.
+    24 bits and cut.
     """
     gen = torch.Generator().manual_seed(int(seed))
     w = torch.randn((repeats, dim, _MAX_BITS + 1), generator=gen)
