@@ -11,7 +11,13 @@ class), ``batch_size=1``, so an epoch is two training steps on one graph of
   scored in row blocks (time :math:`O(n^2 d)`, memory :math:`O(n k)`);
 * ``sparse_hops``: ``graph_path="sparse"``, ``structure_k=k``,
   ``candidate_hops=2`` (candidates from the observed graph: time and memory
-  :math:`O(n k)` at a fixed degree).
+  :math:`O(n k)` at a fixed degree);
+* ``sparse_topk_approx``: as ``sparse_topk`` with ``top_k_search="approx"``
+  (hashing search, :mod:`sk_vibgsl.nn.sparse_ann`: time O(n log n)).
+  After the timed epochs, on the first graph with the fitted model, in the
+  same process: the recall of its selection against the exact top-``k``
+  (share of the exact directed selections it also selects) and the CPU time
+  of each selection alone (``select_cpu_s_*``, median of 3).
 
 Reported per point: the median epoch time (skorch's ``dur``) over
 ``--epochs`` timed epochs after one warm-up epoch, the CPU time of those
@@ -48,6 +54,7 @@ CONFIGS = {
     "dense": {"graph_path": "dense"},
     "sparse_topk": {"graph_path": "sparse", "structure_k": None},
     "sparse_hops": {"graph_path": "sparse", "structure_k": None, "candidate_hops": 2},
+    "sparse_topk_approx": {"graph_path": "sparse", "structure_k": None, "top_k_search": "approx"},
 }
 
 
@@ -95,7 +102,8 @@ def run_point(config: str, n: int, k: int, epochs: int, degree: float) -> dict:
     t0 = time.perf_counter()
     clf.predict_proba(X)
     predict_s = time.perf_counter() - t0
-    return {
+    search = selection_recall(clf, X[0][0], k) if params.get("top_k_search") == "approx" else {}
+    return {**search,
         "config": config, "n": n, "k": k if "structure_k" in params else None,
         "degree": degree, "params": params,
         "epoch_s": statistics.median(durs) if durs else warm_s, "epochs_s": durs,
@@ -105,6 +113,36 @@ def run_point(config: str, n: int, k: int, epochs: int, degree: float) -> dict:
         "predict_s": predict_s, "predict_peak_rss_mib": peak_mib(),
         "torch_threads": torch.get_num_threads(),
     }
+
+
+def selection_recall(clf, x, k: int) -> dict:
+    """Recall of the approximate selection against the exact one on the fitted
+    model's embeddings of one graph, and the CPU time of each selection."""
+    import torch
+
+    from sk_vibgsl.nn.sparse_ann import approx_top_k
+    from sk_vibgsl.nn.sparse_structure import top_k_all_pairs
+
+    module = clf.module_.eval()
+    with torch.no_grad():
+        xt = torch.as_tensor(x).unsqueeze(0)
+        mask = torch.ones(xt.shape[:2], dtype=torch.bool)
+        z, _ = module.structure._embedding(module.project(xt, mask)[1][0])
+    ptr = torch.tensor([0, len(z)])
+
+    def timed(select):
+        times = []
+        for _ in range(3):
+            c0 = time.process_time()
+            out = select()
+            times.append(time.process_time() - c0)
+        return out, statistics.median(times)
+
+    exact, exact_s = timed(lambda: top_k_all_pairs(z, ptr, k))
+    approx, approx_s = timed(lambda: approx_top_k(z, ptr, k, seed=module.ann_seed))
+    key = lambda s: set((s[0] * len(z) + s[1]).tolist())  # noqa: E731
+    return {"recall": len(key(exact) & key(approx)) / exact.shape[1],
+            "select_cpu_s_exact": exact_s, "select_cpu_s_approx": approx_s}
 
 
 def slope(points: list[tuple[float, float]]) -> float | None:

@@ -33,7 +33,7 @@ from ._threads import (
 )
 from .callbacks import FiniteLossGuard
 from .nn.backbones import BACKBONES
-from .nn.model import GRAPH_PATHS, VIBGSLModule
+from .nn.model import GRAPH_PATHS, VIBGSLModule, check_top_k_search
 from .nn.sparse_model import sparse_ib_graph
 from .nn.structure import EDGE_SCORES
 
@@ -167,6 +167,27 @@ class VIBGSLClassifier(NeuralNetClassifier):
         (all-pairs ``structure_k``) or 128 (``structure_mix=1``) nodes, where
         the sparse step was measured faster; dense otherwise. Without sparsification
         the sparse path keeps all pairs (as much memory as dense).
+    top_k_search : {"exact", "approx"}, default="exact"
+        How the sparse path finds each node's ``structure_k`` best partners
+        when every pair is a candidate (no ``candidate_hops``; the only
+        choice for bare feature matrices and tables, which have no edges).
+        ``"exact"`` scores all pairs: :math:`O(n^2 d)` time per graph.
+        ``"approx"`` scores each node against a bounded set found by
+        random-hyperplane hashing of the structure learner's embeddings
+        :math:`\hat z` and propagated along close directions
+        (:mod:`sk_vibgsl.nn.sparse_ann`): :math:`O(n \log n)` time, the
+        best partners *among those scored* — exact for graphs of at most 16
+        nodes, high recall when the embeddings are clustered, lower for
+        structureless ones (see the user guide's "Scaling"). The weights,
+        their gradient and the edge KL of the selected pairs are computed as
+        with ``"exact"``; the selection has no gradient either way. Needs
+        ``structure_k``; refused with ``candidate_hops`` and with
+        ``graph_path="dense"``; with ``"auto"``, batches that run dense
+        (graphs under 256 nodes) are selected exactly. The hashing is
+        seeded once per fitted module from ``random_state`` (from torch's
+        global generator without it) and saved with the parameters: the same
+        model selects the same pairs in training, prediction and after
+        loading.
     random_state : int, optional
         Seeds the weight initialisation, the batch order and (by seeding
         torch's global generator when ``fit`` starts) the training noise:
@@ -282,6 +303,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         max_pairs: int | str | None = "auto",
         max_nodes: int | str | None = "auto",
         graph_path: str = "auto",
+        top_k_search: str = "exact",
         random_state: int | None = None,
         torch_threads: int | None = None,
         precision: str = "32",
@@ -328,6 +350,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.max_pairs = max_pairs
         self.max_nodes = max_nodes
         self.graph_path = graph_path
+        self.top_k_search = top_k_search
         self.random_state = random_state
         self.torch_threads = torch_threads
         self.precision = precision
@@ -412,6 +435,9 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "'auto', None or an int >= 1",
         )
         check("graph_path", self.graph_path in GRAPH_PATHS, f"one of {GRAPH_PATHS}")
+        check_top_k_search(
+            self.top_k_search, self.structure_k, self.candidate_hops, self.graph_path
+        )
         check_torch_threads(self.torch_threads)
         check_precision(self.precision)
 
@@ -459,6 +485,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "edge_prior": self.edge_prior if self.edge_beta > 0 else None,
             "learn_mix": self.learn_mix,
             "graph_path": self.graph_path,
+            "top_k_search": self.top_k_search,
         }
         kwargs.update(self.get_params_for("module"))
         return kwargs

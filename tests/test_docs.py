@@ -20,6 +20,7 @@ PUBLIC_MODULES = [
     "sk_vibgsl.callbacks",
     "sk_vibgsl.datasets",
     "sk_vibgsl.nn",
+    "sk_vibgsl.nn.sparse_ann",
     "sk_vibgsl.nn.sparse_backbones",
     "sk_vibgsl.nn.sparse_model",
     "sk_vibgsl.nn.sparse_structure",

@@ -8,6 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from .backbones import Backbone
+from .sparse_ann import TOP_K_SEARCHES
 from .sparse_model import sparse_encode
 from .structure import (
     FeatureMask,
@@ -100,6 +101,20 @@ class VIBGSLModule(nn.Module):
         compute the same graph; on the sparse path the edge KL averages
         over the selected (top-``k``) candidate pairs instead of all
         candidates (:func:`~sk_vibgsl.nn.sparse_model.pair_edge_kl`).
+    top_k_search : {"exact", "approx"}, default="exact"
+        How the sparse path finds each node's ``structure_k`` best partners
+        without ``candidate_hops``. ``"exact"``: every pair is scored
+        (:func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs`,
+        :math:`O(n^2 d)` time). ``"approx"``: a hashing search over the
+        embeddings (:func:`~sk_vibgsl.nn.sparse_ann.approx_top_k`,
+        :math:`O(n \log n)` time; the best partners among those it scores).
+        Needs ``structure_k``; refused with ``candidate_hops`` (whose
+        candidates come from the observed graph) and with
+        ``graph_path="dense"``. With ``graph_path="auto"``, batches that run
+        dense (largest graph under ``SPARSE_MIN_NODES``) are selected
+        exactly, which is faster there. The hashing directions are seeded
+        by the buffer ``top_k_seed``, drawn from torch's global generator
+        when the module is built.
 
     Returns (forward)
     -----------------
@@ -133,10 +148,12 @@ class VIBGSLModule(nn.Module):
         edge_prior: float | None = None,
         learn_mix: bool = False,
         graph_path: str = "auto",
+        top_k_search: str = "exact",
     ) -> None:
         super().__init__()
         if graph_path not in GRAPH_PATHS:
             raise ValueError(f"graph_path must be one of {GRAPH_PATHS}, got {graph_path!r}.")
+        check_top_k_search(top_k_search, structure_k, candidate_hops, graph_path)
         if learn_mix and not 0 < structure_mix < 1:
             raise ValueError(
                 "learn_mix=True needs structure_mix in (0, 1) to start from, "
@@ -167,6 +184,14 @@ class VIBGSLModule(nn.Module):
         self.classifier = nn.Sequential(
             nn.Linear(ib_size, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, n_classes)
         )
+        self.top_k_search = top_k_search
+        if top_k_search == "approx":  # drawn last: the weights' draw is that of "exact"
+            self.register_buffer("top_k_seed", torch.randint(2**31 - 1, ()))
+
+    @property
+    def ann_seed(self) -> int:
+        """Seed of the ``"approx"`` search's hashing directions (0 for ``"exact"``)."""
+        return int(self.top_k_seed) if self.top_k_search == "approx" else 0
 
     @property
     def uses_observed_graph(self) -> bool:
@@ -308,6 +333,30 @@ class VIBGSLModule(nn.Module):
             self.feature_mask.mean.copy_(mean)
 
 
+
+
+def check_top_k_search(
+    top_k_search: str, structure_k: int | None, candidate_hops: int | None, graph_path: str
+) -> None:
+    """``ValueError`` naming ``top_k_search`` for a bad value or combination."""
+    if top_k_search not in TOP_K_SEARCHES:
+        raise ValueError(f"top_k_search must be one of {TOP_K_SEARCHES}, got {top_k_search!r}.")
+    if top_k_search == "exact":
+        return
+    if structure_k is None:
+        raise ValueError(
+            "top_k_search='approx' needs structure_k (the k of the top-k it searches), got None."
+        )
+    if candidate_hops is not None:
+        raise ValueError(
+            "top_k_search='approx' searches all pairs; with candidate_hops the candidates come "
+            "from the observed graph: use top_k_search='exact'."
+        )
+    if graph_path == "dense":
+        raise ValueError(
+            "top_k_search='approx' runs on the sparse path only: use graph_path='sparse' or "
+            "'auto', or top_k_search='exact'."
+        )
 
 
 def _edge_count(adj: Tensor | None) -> int | None:

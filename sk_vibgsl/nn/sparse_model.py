@@ -143,6 +143,7 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
             z, bias, batch.ptr, k=s.k, candidates=candidates,
             temperature=s.temperature if module.training else None,
             threshold=s.threshold, noise=noise,
+            search=module.top_k_search, seed=module.ann_seed,
         )
         index, weight = edges.directed()
         if module.structure_mix > 0:

@@ -33,6 +33,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from .sparse_ann import approx_top_k
+
 __all__ = [
     "IBEdges",
     "hop_candidates",
@@ -280,6 +282,8 @@ def ib_edges(
     threshold: float = 0.1,
     noise: Tensor | None = None,
     block_elements: int = BLOCK_ELEMENTS,
+    search: str = "exact",
+    seed: int = 0,
 ) -> IBEdges:
     r"""The sparse IB-graph of a batch: selection, then weights.
 
@@ -303,6 +307,13 @@ def ib_edges(
         Logistic noise per kept pair (in the order of the sorted pairs),
         for tests that share a draw with the dense path.
     block_elements : int, default=BLOCK_ELEMENTS
+    search : {"exact", "approx"}, default="exact"
+        All-pairs selection (``candidates=None`` with ``k`` given):
+        :func:`top_k_all_pairs`, or the hashing search
+        :func:`~sk_vibgsl.nn.sparse_ann.approx_top_k` (``"approx"`` needs ``k``;
+        it has no effect with ``candidates``).
+    seed : int, default=0
+        Seed of the ``"approx"`` search's hashing directions.
 
     Returns
     -------
@@ -310,7 +321,13 @@ def ib_edges(
         The pairs with a non-zero weight.
     """
     n_nodes = len(z)
-    if candidates is None:
+    if search not in ("exact", "approx"):
+        raise ValueError(f"search must be 'exact' or 'approx', got {search!r}.")
+    if search == "approx" and candidates is None:
+        if k is None:
+            raise ValueError("search='approx' needs k (structure_k): it searches for a top-k.")
+        selected = approx_top_k(z, ptr, k, seed=seed)
+    elif candidates is None:
         if k is None:
             sizes = ptr.diff()
             k_all = int(sizes.max()) - 1 if len(sizes) else 0
