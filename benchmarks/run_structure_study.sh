@@ -43,3 +43,10 @@ run mix05_learned_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set learn_mix=
     --set edge_score=cosine --set structure_k=4
 # an inner search (on the outer training fold) between the mixed and the observed graph
 run mix_grid "${V[@]}" --grid structure_mix=0.5,1.0
+# capacity (issue #22, goal 5): GIN with hidden width 64 for 300 epochs, no early stopping
+# (the epoch count from benchmarks/results/capacity_probe, on outer fold 0's training graphs);
+# a setting named NAME__h64 is paired with observed__h64
+H64=(--backbones gin --set hidden_dim=64 --epochs 300 --fair-patience 0)
+run observed__h64 --learners N/A "${H64[@]}"
+run hops1__h64 "${V[@]}" "${H64[@]}" --set candidate_hops=1
+run paper__h64 "${V[@]}" "${H64[@]}"

@@ -5,7 +5,8 @@ Reads the fair-protocol records of ``benchmarks/run_structure_study.sh``
 ``observed`` holds the same backbones with ``structure_mix=1``) and writes
 ``RESULTS/README.md`` and ``RESULTS/summary.json``: per dataset, backbone and
 setting, the accuracy over the 10 outer folds, the paired difference to the
-observed graph on the same folds (mean, and folds won–tied–lost), the lowest
+observed graph on the same folds (mean, and folds won–tied–lost; a setting
+``NAME__SUFFIX`` against ``observed__SUFFIX``, the same budget), the lowest
 fold against the majority-class rate of that fold (a collapse check) and the
 mean density of the learned IB-graph on the test folds (kept edges over node
 pairs). Only settings whose folds are all done are compared; the others are
@@ -71,7 +72,6 @@ def compare(results: Path, data_home: str | None) -> dict:
     settings = {p.name: read(p) for p in sorted(results.iterdir()) if p.is_dir()}
     if BASELINE not in settings:
         raise SystemExit(f"no {results / BASELINE}: run the observed-graph rows first")
-    base = settings[BASELINE]
     cells = defaultdict(dict)
     majority = {}
     for name, records in settings.items():
@@ -92,8 +92,9 @@ def compare(results: Path, data_home: str | None) -> dict:
                     majority[dataset] = majority_rates(dataset, data_home, n_folds, seed)
                 collapsed = [f for f in folds if acc[f] <= majority[dataset][f] + 1e-9]
                 entry.update(min_fold=float(acc.min()), collapsed_folds=collapsed)
+                base = settings.get(baseline_of(name), {})
                 ref = [base.get((dataset, backbone, f)) for f in folds]
-                if name != BASELINE and None not in ref:
+                if name != baseline_of(name) and None not in ref:
                     diff = acc - np.array([r["test_acc"] for r in ref])
                     entry.update(paired_diff=float(diff.mean()),
                                  paired_diff_std=float(diff.std()),
@@ -103,6 +104,14 @@ def compare(results: Path, data_home: str | None) -> dict:
     return {"cells": {f"{d} {b}": v for (d, b), v in sorted(cells.items())},
             "majority_rate_per_fold": majority,
             "commands": {name: _command(results / name) for name in settings}}
+
+
+def baseline_of(name: str) -> str:
+    """The observed-graph row a setting is paired with: ``observed``, or
+    ``observed__SUFFIX`` for a setting ``NAME__SUFFIX`` (another capacity or
+    training budget, e.g. ``__h64``)."""
+    _, sep, suffix = name.partition("__")
+    return f"{BASELINE}{sep}{suffix}"
 
 
 def _chosen_counts(records: list[dict]) -> dict[str, int]:

@@ -33,7 +33,7 @@ from ._threads import (
 )
 from .callbacks import FiniteLossGuard
 from .nn.backbones import BACKBONES
-from .nn.model import GRAPH_PATHS, VIBGSLModule, check_top_k_search
+from .nn.model import GRAPH_PATHS, IB_GRAPH_NORMS, VIBGSLModule, check_top_k_search
 from .nn.sparse_model import sparse_ib_graph
 from .nn.structure import EDGE_SCORES
 
@@ -167,6 +167,16 @@ class VIBGSLClassifier(NeuralNetClassifier):
         (all-pairs ``structure_k``) or 128 (``structure_mix=1``) nodes, where
         the sparse step was measured faster; dense otherwise. Without sparsification
         the sparse path keeps all pairs (as much memory as dense).
+    ib_graph_norm : {"none", "row"}, default="none"
+        ``"row"`` divides each node's learned edge weights by their sum
+        before the mix with the observed graph:
+        :math:`A = \lambda A_{obs} + (1 - \lambda) D_{IB}^{-1} A_{IB}`,
+        :math:`D_{IB} = \mathrm{diag}(A_{IB} \mathbf 1)`. The learned graph
+        then contributes a weighted mean over a node's learned neighbours,
+        bounded whatever its density, instead of a sum that grows with it:
+        for ``backbone="gin"``, whose layers sum their neighbours, on the
+        near-complete IB-graphs of the default learner. ``"none"`` keeps the
+        sampled weights (the paper).
     top_k_search : {"exact", "approx"}, default="exact"
         How the sparse path finds each node's ``structure_k`` best partners
         when every pair is a candidate (no ``candidate_hops``; the only
@@ -304,6 +314,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         max_nodes: int | str | None = "auto",
         graph_path: str = "auto",
         top_k_search: str = "exact",
+        ib_graph_norm: str = "none",
         random_state: int | None = None,
         torch_threads: int | None = None,
         precision: str = "32",
@@ -351,6 +362,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.max_nodes = max_nodes
         self.graph_path = graph_path
         self.top_k_search = top_k_search
+        self.ib_graph_norm = ib_graph_norm
         self.random_state = random_state
         self.torch_threads = torch_threads
         self.precision = precision
@@ -438,6 +450,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         check_top_k_search(
             self.top_k_search, self.structure_k, self.candidate_hops, self.graph_path
         )
+        check("ib_graph_norm", self.ib_graph_norm in IB_GRAPH_NORMS, f"one of {IB_GRAPH_NORMS}")
         check_torch_threads(self.torch_threads)
         check_precision(self.precision)
 
@@ -486,6 +499,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "learn_mix": self.learn_mix,
             "graph_path": self.graph_path,
             "top_k_search": self.top_k_search,
+            "ib_graph_norm": self.ib_graph_norm,
         }
         kwargs.update(self.get_params_for("module"))
         return kwargs

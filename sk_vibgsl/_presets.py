@@ -27,6 +27,7 @@ PAPER_PARAMS: dict = {
     "edge_beta": 0.0,
     "edge_prior": 0.1,
     "learn_mix": False,
+    "ib_graph_norm": "none",
     "lr": 0.005,
     "max_epochs": 100,
     "batch_size": 64,

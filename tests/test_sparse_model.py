@@ -223,6 +223,9 @@ def test_max_nodes_auto_follows_the_path_and_states_the_memory():
     {"structure_k": 2, "candidate_hops": 2},
     {"structure_k": 2},
     {"structure_mix": 0.4, "learn_mix": True, "structure_k": 3, "edge_prior": 0.1},
+    {"structure_mix": 0.5, "ib_graph_norm": "row"},
+    {"ib_graph_norm": "row", "structure_k": 2},
+    {"ib_graph_norm": "row", "edge_score": "cosine", "structure_k": 6, "structure_mix": 0.3},
 ])
 def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     """Top-k, candidates, cosine scores and the learned mix are the same

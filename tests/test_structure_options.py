@@ -146,6 +146,7 @@ def test_cosine_logits_are_bounded_by_the_scale_around_the_bias():
         {"structure_k": 3, "candidate_hops": 2},
         {"edge_score": "cosine", "candidate_hops": 1, "edge_prior": 0.2},
         {"edge_prior": 0.1, "structure_mix": 0.5},
+        {"ib_graph_norm": "row", "structure_mix": 0.5, "edge_score": "cosine"},
     ],
 )
 @pytest.mark.parametrize("kind", ["gcn", "gat", "gin"])
@@ -177,6 +178,33 @@ def test_cosine_bias_gradient_matches_autograd_of_the_unfused_computation():
         torch.testing.assert_close(fused[name], p.grad, rtol=1e-4, atol=1e-5, msg=name)
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+def test_row_norm_divides_each_nodes_learned_weights_by_their_sum(lam):
+    """ib_graph_norm="row": A = lam A_obs + (1 - lam) D^-1 A_IB, computed from the
+    same learned A_IB as "none" (same weights, same noise-free evaluation)."""
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    plain = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=lam, temperature=1.0).eval()
+    torch.manual_seed(0)
+    normed = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=lam, temperature=1.0,
+                          ib_graph_norm="row").eval()
+    _, a_plain = plain.ib_graph(x, mask, adj)
+    _, a_normed = normed.ib_graph(x, mask, adj)
+    a_ib = (a_plain - lam * adj) / (1 - lam)
+    row_sum = a_ib.sum(-1, keepdim=True)
+    expected = lam * adj + (1 - lam) * torch.where(row_sum > 0, a_ib / row_sum, 0.0)
+    torch.testing.assert_close(a_normed, expected)
+    learned = (a_normed - lam * adj) / (1 - lam)
+    sums = learned.sum(-1)[mask]
+    assert sums.max() > 0.99
+    assert torch.all((sums - 1).abs() < 1e-5) or torch.all(
+        ((sums - 1).abs() < 1e-5) | (sums == 0)
+    )
+    # the forward uses that graph, and the density counts the same edges
+    assert torch.equal(plain(x, mask, adj)[3], normed(x, mask, adj)[3])
+    assert not torch.allclose(plain(x, mask, adj)[0], normed(x, mask, adj)[0])
+
+
 def test_module_refuses_bad_options():
     with pytest.raises(ValueError, match="candidate_hops"):
         VIBGSLModule(5, 2, candidate_hops=0)
@@ -184,6 +212,8 @@ def test_module_refuses_bad_options():
         VIBGSLModule(5, 2, edge_prior=1.0)
     with pytest.raises(ValueError, match="score"):
         StructureLearner(5, 8, score="dot")
+    with pytest.raises(ValueError, match="ib_graph_norm"):
+        VIBGSLModule(5, 2, ib_graph_norm="sym")
     x, mask, _ = _batch()
     with pytest.raises(ValueError, match="candidate_hops"):
         VIBGSLModule(5, 2, candidate_hops=2)(x, mask)
@@ -199,6 +229,7 @@ def test_module_refuses_bad_options():
         ({"edge_beta": -0.1}, "edge_beta"),
         ({"edge_prior": 0.0}, "edge_prior"),
         ({"edge_prior": 1.5}, "edge_prior"),
+        ({"ib_graph_norm": "sym"}, "ib_graph_norm"),
     ],
 )
 def test_estimator_names_the_bad_structure_option(graphs, params, match):

@@ -22,6 +22,7 @@ from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 __all__ = ["GRAPH_PATHS", "VIBGSLModule"]
 
 GRAPH_PATHS = ("auto", "dense", "sparse")
+IB_GRAPH_NORMS = ("none", "row")
 SPARSE_MIN_NODES = {"hops": 64, "observed": 128, "all_pairs": 256}
 """``graph_path="auto"`` runs a batch sparse from this many nodes (its largest
 graph) on: where the sparse path's training step (forward and backward) became
@@ -101,6 +102,15 @@ class VIBGSLModule(nn.Module):
         compute the same graph; on the sparse path the edge KL averages
         over the selected (top-``k``) candidate pairs instead of all
         candidates (:func:`~sk_vibgsl.nn.sparse_model.pair_edge_kl`).
+    ib_graph_norm : {"none", "row"}, default="none"
+        ``"row"`` divides each node's learned edge weights by their sum before
+        the mix, :math:`A = \lambda A_{obs} + (1 - \lambda) D_{IB}^{-1} A_{IB}`
+        with :math:`D_{IB} = \mathrm{diag}(A_{IB} \mathbf 1)` (a node without
+        learned edges keeps a zero row): the learned graph then adds a
+        weighted *mean* of a node's learned neighbours, bounded whatever its
+        density, instead of a sum that grows with it (GIN sums its
+        neighbours; GCN and GAT normalise on their own). ``"none"``: the
+        weights as sampled (the paper).
     top_k_search : {"exact", "approx"}, default="exact"
         How the sparse path finds each node's ``structure_k`` best partners
         without ``candidate_hops``. ``"exact"``: every pair is scored
@@ -149,8 +159,14 @@ class VIBGSLModule(nn.Module):
         learn_mix: bool = False,
         graph_path: str = "auto",
         top_k_search: str = "exact",
+        ib_graph_norm: str = "none",
     ) -> None:
         super().__init__()
+        if ib_graph_norm not in IB_GRAPH_NORMS:
+            raise ValueError(
+                f"ib_graph_norm must be one of {IB_GRAPH_NORMS}, got {ib_graph_norm!r}."
+            )
+        self.ib_graph_norm = ib_graph_norm
         if graph_path not in GRAPH_PATHS:
             raise ValueError(f"graph_path must be one of {GRAPH_PATHS}, got {graph_path!r}.")
         check_top_k_search(top_k_search, structure_k, candidate_hops, graph_path)
@@ -226,10 +242,16 @@ class VIBGSLModule(nn.Module):
         self._check_adj(adj)
         if self.structure is None:
             return x_ib, adj
-        a_ib = self.structure(x_ib, mask, self._candidates(mask, adj))
+        a_ib = self._normalise(self.structure(x_ib, mask, self._candidates(mask, adj)))
         if self.structure_mix > 0:
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
+
+    def _normalise(self, a_ib: Tensor) -> Tensor:
+        """:math:`D_{IB}^{-1} A_{IB}` with ``ib_graph_norm="row"`` (see the class)."""
+        if self.ib_graph_norm == "none":
+            return a_ib
+        return a_ib / a_ib.sum(-1, keepdim=True).clamp(min=torch.finfo(a_ib.dtype).tiny)
 
     def uses_sparse_path(
         self, mask: Tensor, n_edges: int | Callable[[], int | None] | None = None
@@ -299,6 +321,7 @@ class VIBGSLModule(nn.Module):
             a = self.structure.from_projection(projected[1], mask, candidates)
             with torch.no_grad():
                 density = edge_density(a, mask)
+            a = self._normalise(a)
             if self.edge_prior is not None:
                 logits = self.structure.logits_from_projection(projected[1])
                 edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
