@@ -145,7 +145,9 @@ def write(summary: dict, results: Path) -> None:
         "on the outer training fold picks the grid's value, refits with it, and the "
         "*chosen* column counts the folds per value. Every fit is early-stopped on a "
         "stratified 10 % of its own training graphs (patience 20, at most 200 epochs); "
-        "the test fold is scored once and chooses nothing. "
+        "the test fold is scored once and chooses nothing. Rows named `NAME__h64` are GIN "
+        "with hidden width 64 trained for 300 epochs without early stopping (the budget of "
+        "`benchmarks/results/capacity_probe`), each paired with `observed__h64`. "
         "Node features: the dataset's own with the one-hot degree appended "
         "(`DegreeFeatures(append=True)`; the degree alone on the social datasets, "
         "which have none).",
@@ -180,7 +182,11 @@ def write(summary: dict, results: Path) -> None:
             lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
                          f"{c['mean']:.1f} ± {c['std']:.1f} | {diff} | {wtl} | "
                          f"{c['min_fold']:.1f}{warn} | {dens} | {chosen} |")
-    lines += ["", "## Commands", ""]
+    lines += ["", "## Commands", "",
+              "Every row is `bash benchmarks/run_structure_study.sh DATASET` with `ONLY=` "
+              "its setting (`NCI1[1000]` with `EXTRA=\"--max-graphs 1000\"`). Below, each "
+              "setting's last invocation as the script recorded it; its other datasets ran "
+              "with the same arguments and their own `--datasets`.", ""]
     for name, command in summary["commands"].items():
         lines.append(f"- `{name}`: `{command}`")
     (results / "README.md").write_text("\n".join(lines) + "\n")
