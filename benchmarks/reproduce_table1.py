@@ -83,6 +83,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import scipy.sparse as sp
 import sklearn
 import torch
 from _machine import code_version, cpu_model  # benchmarks/_machine.py
@@ -283,10 +284,14 @@ def degree_features(unit: dict) -> DegreeFeatures:
     return DegreeFeatures(append=unit.get("node_features") == "given+degree")
 
 
-def ib_density(adj: np.ndarray) -> float:
-    """Share of a graph's node pairs joined by a non-zero edge (self-loops aside)."""
-    n = len(adj)
-    off = np.count_nonzero(adj) - np.count_nonzero(np.diagonal(adj))
+def ib_density(adj) -> float:
+    """Share of a graph's node pairs joined by a non-zero edge (self-loops aside);
+    ``adj`` dense, or a ``scipy.sparse`` array (``ib_graphs`` of the sparse path)."""
+    n = adj.shape[0]
+    if sp.issparse(adj):
+        off = adj.count_nonzero() - np.count_nonzero(adj.diagonal())
+    else:
+        off = np.count_nonzero(adj) - np.count_nonzero(np.diagonal(adj))
     return off / (n * (n - 1)) if n > 1 else 0.0
 
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "reproduce_table1.py"
@@ -225,6 +226,17 @@ def test_reproduce_table1_fair_grid_searches_a_parameter_on_training_graphs(
     one = rt.parse([*base, "--betas", "1e-3", "--grid", "structure_mix=0.5"])
     record = rt.run_unit(rt.plan(one)[0], one, 1)
     assert seen == [0.5] and record["chosen"] == {"structure_mix": 0.5}
+
+
+def test_ib_density_counts_dense_and_sparse_ib_graphs_alike():
+    """The sparse path's ``ib_graphs`` are scipy.sparse arrays: same density."""
+    import scipy.sparse as sp
+
+    rt = _import_script()
+    adj = np.array([[0.5, 0.2, 0.0], [0.2, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    assert rt.ib_density(adj) == pytest.approx(2 / 6)
+    assert rt.ib_density(sp.csr_array(adj)) == pytest.approx(2 / 6)
+    assert rt.ib_density(np.zeros((1, 1))) == 0.0
 
 
 def test_reproduce_table1_lr_step_schedule(tmp_path):
