@@ -153,11 +153,18 @@ def test_module_approx_draws_its_seed_after_the_weights_and_saves_it():
     assert torch.equal(fresh(x, mask)[0], approx(x, mask)[0])
 
 
-def test_module_uses_the_approx_search_only_on_the_sparse_path(monkeypatch):
+@pytest.fixture
+def approx_calls(monkeypatch) -> list:
+    """Records each call of ``approx_top_k`` made through ``ib_edges``."""
     calls = []
     real = sparse_structure.approx_top_k
     monkeypatch.setattr(sparse_structure, "approx_top_k",
                         lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    return calls
+
+
+def test_module_uses_the_approx_search_only_on_the_sparse_path(approx_calls):
+    calls = approx_calls
     x, mask = _batch()
     VIBGSLModule(5, 2, structure_k=4, graph_path="auto", top_k_search="approx")(x, mask)
     assert not calls  # 60 nodes: "auto" runs dense, exactly
@@ -176,11 +183,8 @@ def _feature_matrices(n_graphs=16, seed=0):
     return X, np.array(y)
 
 
-def test_estimator_fits_and_predicts_bare_feature_matrices(monkeypatch):
-    calls = []
-    real = sparse_structure.approx_top_k
-    monkeypatch.setattr(sparse_structure, "approx_top_k",
-                        lambda *a, **kw: calls.append(1) or real(*a, **kw))
+def test_estimator_fits_and_predicts_bare_feature_matrices(approx_calls):
+    calls = approx_calls
     X, y = _feature_matrices()
     params = dict(structure_k=4, graph_path="sparse", top_k_search="approx", max_epochs=3,
                   batch_size=8, random_state=0, torch_threads=1)
