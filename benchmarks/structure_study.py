@@ -120,7 +120,8 @@ def _chosen_counts(records: list[dict]) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for r in records:
         chosen = dict(r.get("chosen") or {})
-        if r.get("fair_betas") and "," in r["fair_betas"] or not r.get("fair_betas"):
+        beta_searched = not r.get("fair_betas") or "," in r["fair_betas"]  # None: full grid
+        if beta_searched:
             chosen["beta"] = r["chosen_beta"]
         for key, value in sorted(chosen.items()):
             counts[f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}"] += 1
