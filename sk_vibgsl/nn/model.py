@@ -7,6 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from ._feature_product import feature_product
 from .backbones import Backbone
 from .sparse_ann import TOP_K_SEARCHES
 from .sparse_model import sparse_encode
@@ -299,7 +300,9 @@ class VIBGSLModule(nn.Module):
             weights.append(self.structure.lin1.weight)
         if self.feature_mask is not None:
             return self.feature_mask.project(x, mask, weights)
-        return list((x @ torch.cat(weights).T).split([len(w) for w in weights], -1))
+        w = torch.cat(weights)
+        out = feature_product(x.reshape(-1, x.shape[-1]), w).view(*x.shape[:-1], len(w))
+        return list(out.split([len(wk) for wk in weights], -1))
 
     def encode(
         self, x: Tensor, mask: Tensor, adj: Tensor | None = None

@@ -10,6 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from ._feature_product import feature_product
+
 __all__ = [
     "EDGE_SCORES",
     "FeatureMask",
@@ -106,10 +108,10 @@ class FeatureMask(nn.Module):
         if self.training:
             # the draw of forward(): a random real node for every (padded) row
             r = torch.randint(len(real), (b * n,), device=x.device)
-            both = x_real @ torch.cat([w * m, w * (1 - m)], 0).T
+            both = feature_product(x_real, torch.cat([w * m, w * (1 - m)], 0))
             proj = both[:, :width] + both[:, width:].index_select(0, r.index_select(0, real))
         else:
-            proj = x_real @ (w * m).T + self.mean @ (w * (1 - m)).T
+            proj = feature_product(x_real, w * m) + self.mean @ (w * (1 - m)).T
         out = proj.new_zeros((b * n, width)).index_copy(0, real, proj).view(b, n, width)
         return list(out.split([wk.shape[0] for wk in weights], -1))
 

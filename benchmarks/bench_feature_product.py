@@ -1,0 +1,111 @@
+"""Dense against sparse first-layer products on mostly-zero node features.
+
+The numbers behind ``sk_vibgsl.nn._feature_product``'s thresholds
+(``SPARSE_MAX_DENSITY``, ``SPARSE_MIN_OUT``): for ``rows`` node-feature rows of
+width ``d`` at a given share of nonzeros (one-hot rows where the density is
+``1/d``), the time of ``X Wᵀ`` and the gradient of ``W`` through the dense
+product and through the sparse one (``X.to_sparse()`` and
+``torch.sparse.mm``, conversion included), medians over ``--repeats`` runs,
+one torch thread. Also which route ``feature_product`` takes there.
+
+    python benchmarks/bench_feature_product.py [--rows 5000] [--repeats 30]
+
+Writes ``benchmarks/results/feature_product.md`` (``--results-dir``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from sk_vibgsl.nn._feature_product import (
+    SPARSE_MAX_DENSITY,
+    SPARSE_MIN_OUT,
+    SPARSE_MIN_WIDTH,
+    uses_sparse_product,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def features(rows: int, d: int, density: float | None, seed: int = 0) -> torch.Tensor:
+    """One-hot rows (``density=None``) or Bernoulli(density) 0/1 entries."""
+    g = torch.Generator().manual_seed(seed)
+    if density is None:
+        x = torch.zeros(rows, d)
+        x[torch.arange(rows), torch.randint(d, (rows,), generator=g)] = 1.0
+        return x
+    return (torch.rand(rows, d, generator=g) < density).float()
+
+
+def median_ms(step, repeats: int) -> float:
+    step()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
+
+
+def measure(x: torch.Tensor, out: int, repeats: int) -> tuple[float, float]:
+    w = torch.randn(out, x.shape[1], requires_grad=True)
+
+    def dense():
+        (x @ w.T).sum().backward()
+
+    def sparse():
+        torch.sparse.mm(x.to_sparse(), w.T).sum().backward()
+
+    return median_ms(dense, repeats), median_ms(sparse, repeats)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--widths", type=int, nargs="+", default=[64, 136, 492, 2000])
+    parser.add_argument("--outs", type=int, nargs="+", default=[16, 32, 64, 256])
+    parser.add_argument("--densities", type=float, nargs="+", default=[0.005, 0.01, 0.03])
+    parser.add_argument("--results-dir", default=str(RESULTS))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    lines = [
+        "# First-layer product: dense against sparse node features, CPU",
+        "",
+        f"Command: `python benchmarks/bench_feature_product.py {' '.join(sys.argv[1:])}`".rstrip(),
+        "",
+        f"Machine: {platform.machine()}, 1 torch thread; torch {torch.__version__}. "
+        f"{args.rows} rows; forward and the weight's gradient; medians over "
+        f"{args.repeats} runs in ms; sparse includes the conversion `X.to_sparse()`. "
+        f"`route`: what `feature_product` takes (sparse at density <= {SPARSE_MAX_DENSITY} "
+        f"of a row sample, >= {SPARSE_MIN_WIDTH} feature columns and >= {SPARSE_MIN_OUT} "
+        "output columns).",
+        "",
+        "| d | density | out | dense ms | sparse ms | sparse/dense | route |",
+        "|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for d in args.widths:
+        for density in [None, *args.densities]:
+            x = features(args.rows, d, density)
+            label = f"one-hot ({1 / d:.4f})" if density is None else f"{density:g}"
+            for out in args.outs:
+                dense, sparse = measure(x, out, args.repeats)
+                route = "sparse" if uses_sparse_product(x, out) else "dense"
+                row = (f"| {d} | {label} | {out} | {dense:.2f} | {sparse:.2f} | "
+                       f"{sparse / dense:.2f} | {route} |")
+                print(row, flush=True)
+                lines.append(row)
+    out_dir = Path(args.results_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "feature_product.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

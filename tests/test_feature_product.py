@@ -1,0 +1,142 @@
+"""The first-layer product on mostly-zero node features: the sparse route's
+choice, its values and gradients, and the model's output through it."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from sk_vibgsl.nn import VIBGSLModule, _feature_product
+from sk_vibgsl.nn._feature_product import feature_product, uses_sparse_product
+
+
+def _one_hot(rows: int, d: int, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    x = torch.zeros(rows, d)
+    x[torch.arange(rows), torch.randint(d, (rows,), generator=g)] = 1.0
+    return x
+
+
+def _sparse_product_calls(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = torch.sparse.mm
+
+    def spy(a, b):
+        calls.append(a.shape[0])
+        return real(a, b)
+
+    monkeypatch.setattr(torch.sparse, "mm", spy)
+    return calls
+
+
+def test_one_hot_rows_take_the_sparse_route_with_exact_values_and_gradients(monkeypatch):
+    calls = _sparse_product_calls(monkeypatch)
+    x = _one_hot(500, 300)
+    w = torch.randn(64, 300, requires_grad=True)
+    got = feature_product(x, w)
+    assert calls == [500]
+    expected = x @ w.T
+    assert torch.equal(got, expected)  # a single nonzero term per dot product
+    (grad,) = torch.autograd.grad((got * expected.detach().cos()).sum(), w)
+    (grad_dense,) = torch.autograd.grad((expected * expected.detach().cos()).sum(), w)
+    torch.testing.assert_close(grad, grad_dense)
+
+
+def test_sparse_rows_with_several_values_match_the_dense_product():
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(400, 1000, generator=g) * (torch.rand(400, 1000, generator=g) < 0.003)
+    w = torch.randn(40, 1000, generator=g, requires_grad=True)
+    assert uses_sparse_product(x, 40)
+    got = feature_product(x, w)
+    torch.testing.assert_close(got, x @ w.T)
+    (grad,) = torch.autograd.grad(got.square().sum(), w)
+    (grad_dense,) = torch.autograd.grad((x @ w.T).square().sum(), w)
+    torch.testing.assert_close(grad, grad_dense)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "dense features",
+        "few feature columns",
+        "few output columns",
+        "features need a gradient",
+        "float16",
+        "no rows",
+    ],
+)
+def test_dense_route_where_the_sparse_one_does_not_pay_or_cannot_run(case, monkeypatch):
+    calls = _sparse_product_calls(monkeypatch)
+    d = 400
+    x, out = _one_hot(300, d), 64
+    if case == "dense features":
+        x = torch.randn(300, d)
+    elif case == "few feature columns":
+        d = _feature_product.SPARSE_MIN_WIDTH - 1
+        x = torch.zeros(300, d)
+        x[:, 0] = 1.0
+        x[3:] = 0.0  # density well below the threshold, but too narrow
+    elif case == "few output columns":
+        out = _feature_product.SPARSE_MIN_OUT - 1
+    elif case == "features need a gradient":
+        x.requires_grad_(True)
+    elif case == "float16":
+        x = x.half()
+    else:
+        x = x[:0]
+    w = torch.randn(out, d, dtype=x.dtype)
+    assert not uses_sparse_product(x, out)
+    got = feature_product(x, w)
+    assert calls == []
+    assert torch.equal(got, x @ w.T)
+
+
+def test_density_threshold_is_read_from_a_sample_of_rows():
+    x = torch.zeros(1000, 300)
+    x[:, :3] = 1.0  # density 0.01
+    assert not uses_sparse_product(x, 64)
+    x = _one_hot(1000, 400)  # density 0.0025
+    assert uses_sparse_product(x, 64)
+
+
+@pytest.mark.parametrize("graph_path", ["dense", "sparse"])
+@pytest.mark.parametrize("feature_mask", [True, False])
+@pytest.mark.parametrize("training", [True, False])
+def test_model_output_and_gradients_are_those_of_the_dense_product(
+    graph_path, feature_mask, training, monkeypatch
+):
+    """One-hot degree features (as COLLAB's) through the whole module: the
+    sparse route changes nothing but the speed."""
+    b, n, d = 3, 12, 400
+    x = torch.stack([_one_hot(n, d, seed) for seed in range(b)])
+    mask = torch.ones(b, n, dtype=torch.bool)
+    mask[1, 9:] = False
+    mask[2, 5:] = False
+    x = x * mask.unsqueeze(-1)
+    adj = (torch.rand(b, n, n, generator=torch.Generator().manual_seed(3)) < 0.3).float()
+    adj = torch.triu(adj, 1)
+    adj = (adj + adj.transpose(1, 2)) * mask.unsqueeze(1) * mask.unsqueeze(2)
+    torch.manual_seed(0)
+    module = VIBGSLModule(
+        d, 2, hidden_dim=16, feature_mask=feature_mask, graph_path=graph_path
+    ).train(training)
+
+    def run():
+        module.zero_grad()
+        torch.manual_seed(5)
+        logits, kl, _, _ = module(x, mask, adj)
+        (logits.square().sum() + kl.sum()).backward()
+        return logits.detach(), {k: p.grad.clone() for k, p in module.named_parameters()
+                                 if p.grad is not None}
+
+    calls = _sparse_product_calls(monkeypatch)
+    logits, grads = run()
+    assert calls, "the one-hot features should take the sparse route"
+    monkeypatch.setattr(_feature_product, "SPARSE_MAX_DENSITY", -1.0)
+    calls.clear()
+    logits_dense, grads_dense = run()
+    assert calls == []
+    torch.testing.assert_close(logits, logits_dense)
+    assert grads.keys() == grads_dense.keys()
+    for name in grads:
+        torch.testing.assert_close(grads[name], grads_dense[name], msg=name)
