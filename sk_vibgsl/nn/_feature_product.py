@@ -10,16 +10,17 @@ almost all of its work on zeros -- a quarter of a CPU training epoch there.
 turned into a COO matrix (one pass over ``X``) and multiplied by
 :func:`torch.sparse.mm`, whose weight gradient touches only the nonzeros. On
 one CPU thread, 5,000 one-hot rows of 492 columns times 64 output columns
-(forward and backward): dense 8.5 ms, sparse 4.4 ms (3.2 ms of it the
+(forward and backward): dense 9.1 ms, sparse 4.4 ms (about 3 ms of it the
 conversion); at density 0.01 the two are even with 32 output columns, and at
 0.03 dense wins with 64; on 136 columns the two are within noise of each
 other (``benchmarks/results/feature_product.md``). So the sparse route is
 taken on CPU for float32/float64 features that need no gradient, when they
 have at least :data:`SPARSE_MIN_WIDTH` columns, the product has at least
 :data:`SPARSE_MIN_OUT` output columns and a sample of the rows has at most
-:data:`SPARSE_MAX_DENSITY` nonzero entries. It computes the same sums (exactly the same for one-hot
-rows, whose dot products have a single nonzero term; otherwise up to float
-rounding, as the terms are added in another order).
+:data:`SPARSE_MAX_DENSITY` nonzero entries. It computes the same sums
+(exactly the same for one-hot rows, whose dot products have a single nonzero
+term; otherwise up to float rounding, as the terms are added in another
+order).
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ _SAMPLE_ROWS = 256
 def uses_sparse_product(x: Tensor, out_columns: int) -> bool:
     """Whether :func:`feature_product` multiplies ``x`` (``rows × d``) as a
     sparse matrix: CPU, float32/float64, no gradient wanted for ``x``, at least
-    :data:`SPARSE_MIN_OUT` output columns, and at most
-    :data:`SPARSE_MAX_DENSITY` nonzeros in about 256 evenly spaced rows."""
+    :data:`SPARSE_MIN_WIDTH` columns and :data:`SPARSE_MIN_OUT` output columns,
+    and at most :data:`SPARSE_MAX_DENSITY` nonzeros in about 256 evenly spaced
+    rows."""
     if (
         x.device.type != "cpu"
         or x.dtype not in (torch.float32, torch.float64)
