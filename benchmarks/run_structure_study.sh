@@ -42,7 +42,8 @@ run mix05_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set edge_score=cosine 
 run mix05_learned_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set learn_mix=True \
     --set edge_score=cosine --set structure_k=4
 # the sparse path (REDDIT-BINARY: the dense path's B x N x N steps on graphs of up to 3,782
-# nodes are too slow on a CPU): learned weights on the observed edges, each node's 8 best
+# nodes are too slow on a CPU): learned weights on the observed edges, each node keeping its
+# 8 best-scored neighbours
 hops1_k8=(--set structure_k=8 --set candidate_hops=1)
 run hops1_k8 "${V[@]}" "${hops1_k8[@]}"
 # an inner search (on the outer training fold) between the mixed and the observed graph
