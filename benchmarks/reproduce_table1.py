@@ -97,12 +97,12 @@ from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from skorch.callbacks import Callback, EarlyStopping, LRScheduler
 from skorch.dataset import ValidSplit
 
 import sk_vibgsl
-from sk_vibgsl import DegreeFeatures, VIBGSLClassifier
+from sk_vibgsl import DegreeFeatures, RandomWalkFeatures, VIBGSLClassifier
 from sk_vibgsl.datasets import load_tu_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,6 +119,7 @@ PAPER = {
     ("N/A", "gat"): [(71.3, 3.5), (50.9, 2.7), (73.1, 2.6), (75.4, 2.4)],
     ("N/A", "gin"): [(72.1, 3.8), (49.7, 0.4), (85.4, 3.0), (78.8, 1.4)],
 }
+RW_STEPS = 8  # --node-features given+degree+rw: the walk length K
 ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair protocol
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
@@ -277,11 +278,17 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
     return out
 
 
-def degree_features(unit: dict) -> DegreeFeatures:
+def degree_features(unit: dict) -> DegreeFeatures | Pipeline:
     """The node features of a unit: the degree alone (the paper's, for the social
     datasets, whose graphs have none), or with ``--node-features given+degree``
-    the dataset's own node features with the degree appended."""
-    return DegreeFeatures(append=unit.get("node_features") == "given+degree")
+    the dataset's own node features with the degree appended, and with
+    ``given+degree+rw`` also :data:`RW_STEPS` random-walk return probabilities
+    of the observed graph (:class:`~sk_vibgsl.RandomWalkFeatures`)."""
+    kind = unit.get("node_features")
+    degree = DegreeFeatures(append=kind in ("given+degree", "given+degree+rw"))
+    if kind == "given+degree+rw":
+        return make_pipeline(degree, RandomWalkFeatures(walk_length=RW_STEPS))
+    return degree
 
 
 def ib_density(adj) -> float:
@@ -512,10 +519,12 @@ def parse(argv=None):
     parser.add_argument("--note", default=None,
                         help="text for the head of table1.md and the meta of table1.json "
                              "(e.g. where earlier units ran)")
-    parser.add_argument("--node-features", choices=["degree", "given+degree"], default=None,
-                        help="node features: the degree alone (default, the paper's) or "
+    parser.add_argument("--node-features", choices=["degree", "given+degree", "given+degree+rw"],
+                        default=None,
+                        help="node features: the degree alone (default, the paper's), "
                              "the dataset's node features with the degree appended "
-                             "(MUTAG, NCI1)")
+                             "(MUTAG, NCI1), or those and 8 random-walk return "
+                             "probabilities (RandomWalkFeatures)")
     parser.add_argument("--quick", action="store_true",
                         help="IMDB-BINARY (60 graphs), 2 folds, 2 epochs, 2 betas, GIN")
     args = parser.parse_args(argv)

@@ -55,3 +55,10 @@ H64=(--backbones gin --set hidden_dim=64 --epochs 300 --fair-patience 0)
 run observed__h64 --learners N/A "${H64[@]}"
 run hops1__h64 "${V[@]}" "${H64[@]}" --set candidate_hops=1
 run paper__h64 "${V[@]}" "${H64[@]}"
+# structure-aware node features (issue #22, direction e): the dataset's features, the degree
+# and 8 random-walk return probabilities of the observed graph (RandomWalkFeatures), for the
+# learner and for its yardstick alike; a setting named NAME__rw is paired with observed__rw
+RW=(--node-features given+degree+rw)
+run observed__rw --learners N/A "${RW[@]}"
+run paper__rw "${V[@]}" "${RW[@]}"
+run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
