@@ -48,6 +48,11 @@ hops1_k8=(--set structure_k=8 --set candidate_hops=1)
 run hops1_k8 "${V[@]}" "${hops1_k8[@]}"
 # an inner search (on the outer training fold) between the mixed and the observed graph
 run mix_grid "${V[@]}" --grid structure_mix=0.5,1.0
+# the same search for the large datasets, selecting on one stratified 10 % holdout of the
+# training fold instead of 3 inner folds (Errica et al.'s selection: 3 fits per outer fold, not 7);
+# REDDIT-BINARY on the sparse path of hops1_k8
+run mix_holdout_grid "${V[@]}" --grid structure_mix=0.5,1.0 --inner-folds 1
+run hops1_k8_holdout_grid "${V[@]}" "${hops1_k8[@]}" --grid structure_mix=0.5,1.0 --inner-folds 1
 # capacity (issue #22, goal 5): GIN with hidden width 64 for 300 epochs, no early stopping
 # (the epoch count from benchmarks/results/capacity_probe, on outer fold 0's training graphs);
 # a setting named NAME__h64 is paired with observed__h64

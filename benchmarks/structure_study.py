@@ -151,7 +151,10 @@ def write(summary: dict, results: Path) -> None:
         "`benchmarks/results/capacity_probe`), each paired with `observed__h64`. "
         "Node features: the dataset's own with the one-hot degree appended "
         "(`DegreeFeatures(append=True)`; the degree alone on the social datasets, "
-        "which have none).",
+        "which have none); rows named `NAME__rw` append also 8 random-walk return "
+        "probabilities of the observed graph (`RandomWalkFeatures`, "
+        "`--node-features given+degree+rw`), for the learner and for its yardstick "
+        "`observed__rw` alike.",
         "",
         "Columns: accuracy (%, mean ± population std over the 10 test folds); *paired Δ*: "
         "mean ± std over folds of (setting − observed graph, same folds, same backbone), "
