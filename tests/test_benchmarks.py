@@ -228,6 +228,67 @@ def test_reproduce_table1_fair_grid_searches_a_parameter_on_training_graphs(
     assert seen == [0.5] and record["chosen"] == {"structure_mix": 0.5}
 
 
+def test_reproduce_table1_inner_holdout_selects_on_one_split_of_the_training_fold(
+        tmp_path, monkeypatch):
+    """``--inner-folds 1``: one fit per grid value on the same stratified holdout
+    split (``--valid-frac`` of the outer training fold held out), then the refit on
+    the whole training fold; the split is part of the unit key."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
+            "--epochs", "2", "--max-graphs", "60", "--device", "cpu", "--protocols", "fair",
+            "--learners", "VIB-GSL", "--betas", "1e-3", "--grid", "structure_mix=0.5,1.0",
+            "--valid-frac", "0.2", "--results-dir", str(tmp_path)]
+    args = rt.parse([*base, "--inner-folds", "1"])
+    unit = rt.plan(args)[0]
+    assert rt.unit_key(unit) != rt.unit_key(rt.plan(rt.parse(base))[0])
+    assert "holdout" in rt.inner_text(args)
+    seen = []
+    real_fit = rt.VIBGSLClassifier.fit
+
+    def spy(net, X, y=None, **kw):
+        seen.append((net.structure_mix, len(X)))
+        return real_fit(net, X, y, **kw)
+
+    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    record = rt.run_unit(unit, args, 1)
+    n_train = 30  # 60 graphs, 2 outer folds
+    assert seen[:-1] == [(0.5, 24), (1.0, 24)]  # 80 % of the training fold each
+    assert seen[-1] == (record["chosen"]["structure_mix"], n_train)
+    assert len(record["inner_scores"]) == 2
+    with pytest.raises(SystemExit):
+        rt.parse([*base, "--inner-folds", "0"])
+
+
+def test_reproduce_table1_random_walk_node_features(tmp_path):
+    """``--node-features given+degree+rw`` appends the walk's return probabilities
+    (``RW_STEPS`` columns) to the given features and the one-hot degree, and keys
+    its own units."""
+    rt = _import_script()
+    from sk_vibgsl import RandomWalkFeatures
+
+    graphs = [(np.eye(3, 2, dtype=np.float32), np.ones((3, 3)) - np.eye(3)),  # a triangle
+              (np.eye(2, 2, dtype=np.float32), np.array([[0.0, 1], [1, 0]]))]  # an edge
+    plain = rt.degree_features({"node_features": "given+degree"}).fit(graphs)
+    walk = rt.degree_features({"node_features": "given+degree+rw"}).fit(graphs)
+    for (x_plain, _), (x_walk, adj), (feats, _) in zip(
+            plain.transform(graphs), walk.transform(graphs), graphs):
+        width = x_plain.shape[1]
+        assert x_walk.shape == (len(feats), width + rt.RW_STEPS)
+        np.testing.assert_array_equal(x_walk[:, :width], x_plain)
+        np.testing.assert_array_equal(x_plain[:, :2], feats)  # the given features first
+        expected = RandomWalkFeatures(walk_length=rt.RW_STEPS).fit(
+            [(feats, adj)]).transform([(feats, adj)])[0][0][:, 2:]
+        np.testing.assert_allclose(x_walk[:, width:], expected)
+    # triangle: back after 2 steps with probability 1/2; a single edge: always
+    np.testing.assert_allclose(walk.transform(graphs)[0][0][:, -rt.RW_STEPS + 1], 0.5)
+    np.testing.assert_allclose(walk.transform(graphs)[1][0][:, -rt.RW_STEPS + 1], 1.0)
+    base = ["--datasets", "MUTAG", "--backbones", "gcn", "--protocols", "fair",
+            "--results-dir", str(tmp_path)]
+    keys = {rt.unit_key(rt.plan(rt.parse([*base, "--node-features", kind]))[0])
+            for kind in ("given+degree", "given+degree+rw")}
+    assert len(keys) == 2
+
+
 def test_ib_density_counts_dense_and_sparse_ib_graphs_alike():
     """The sparse path's ``ib_graphs`` are scipy.sparse arrays: same density."""
     import scipy.sparse as sp
