@@ -72,7 +72,6 @@ authors' code); it is part of the unit key too.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import platform
@@ -89,6 +88,7 @@ import scipy.sparse as sp
 import sklearn
 import torch
 from _machine import code_version, cpu_model  # benchmarks/_machine.py
+from _overrides import literal, parse_set  # benchmarks/_overrides.py
 from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
     EpochCheckpoint,
     ResumedGraphLoader,
@@ -189,26 +189,13 @@ def fair_grid(args) -> dict:
     grid = {}
     for item in args.grid or []:
         key, _, values = item.partition("=")
-        parsed = []
-        for value in values.split(","):
-            try:
-                parsed.append(ast.literal_eval(value))
-            except (ValueError, SyntaxError):
-                parsed.append(value)
-        grid[key] = parsed
+        grid[key] = [literal(value) for value in values.split(",")]
     return grid
 
 
 def overrides(args) -> dict:
     """``--set key=value`` as estimator parameters (values read as Python literals)."""
-    out = {}
-    for item in args.set or []:
-        key, _, value = item.partition("=")
-        try:
-            out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            out[key] = value
-    return out
+    return parse_set(args.set)
 
 
 def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:

@@ -21,7 +21,6 @@ Writes ``benchmarks/results/structure_study/density_<dataset>[_<tag>].md`` and
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import platform
 import shlex
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _overrides import parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
@@ -65,13 +65,7 @@ def main(argv=None) -> None:
     parser.add_argument("--results-dir", default=str(RESULTS))
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    overrides = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        try:
-            overrides[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            overrides[key] = value
+    overrides = parse_set(args.set)
 
     graphs, y = load_tu_dataset(args.dataset, data_home=args.data_home,
                                 download_if_missing=False, return_X_y=True)
