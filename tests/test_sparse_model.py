@@ -218,6 +218,7 @@ def test_max_nodes_auto_follows_the_path_and_states_the_memory():
 
 @pytest.mark.parametrize("kw", [
     {"edge_score": "cosine", "structure_k": 6},
+    {"edge_score": "cosine", "structure_k": 2},  # graph 2: nodes 3 and 5 tie for node 0
     {"candidate_hops": 1, "structure_k": 6, "edge_prior": 0.2},
     {"candidate_hops": 2, "edge_prior": 0.3},
     {"structure_k": 2, "candidate_hops": 2},

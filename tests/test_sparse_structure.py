@@ -49,6 +49,23 @@ def test_top_k_all_pairs_is_the_exact_per_node_top_k(k, block):
     assert got.shape[1] == len(_reference_top_k(z, ptr, k))  # no duplicates
 
 
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+def test_top_k_all_pairs_gives_ties_to_the_lower_index(k, block):
+    z, ptr = _batch(sizes=(9, 6))
+    z[[2, 5, 7]] = z[4].clone()  # graph 0: four equal embeddings
+    z[[11, 12, 13]] = z[10].clone()  # graph 1: four equal embeddings
+    got = set(map(tuple, top_k_all_pairs(z, ptr, k, block_elements=block).T.tolist()))
+    want = set()
+    for g in range(2):
+        s, e = int(ptr[g]), int(ptr[g + 1])
+        for u in range(s, e):
+            score = {v: float(z[u] @ z[v]) for v in range(s, e) if v != u}
+            ranked = sorted(score, key=lambda v: (-score[v], v))  # lower index first
+            want |= {(u, v) for v in ranked[:k]}
+    assert got == want
+
+
 def _random_graph(n=30, p=0.08, seed=0):
     g = torch.Generator().manual_seed(seed)
     a = torch.rand(n, n, generator=g) < p

@@ -15,6 +15,7 @@ from sk_vibgsl.nn import (
     candidate_pairs,
     edge_density,
     edge_kl_to_prior,
+    top_k_mask,
     top_k_pairs,
 )
 
@@ -48,6 +49,34 @@ def test_top_k_pairs_is_the_union_of_each_nodes_k_best_candidates():
                 chosen |= {(u, v) for v in options[:k]} | {(v, u) for v in options[:k]}
             expected = {(u, v) for u in range(7) for v in range(7) if got[b, u, v]}
             assert expected == chosen, (hops, k, b)
+
+
+def test_top_k_mask_keeps_k_per_row_and_gives_ties_to_the_lower_index():
+    scores = torch.tensor([[3.0, 1.0, 2.0, 2.0, 2.0, -torch.inf],
+                           [-torch.inf, -torch.inf, 0.5, -torch.inf, 0.5, 0.5],
+                           [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
+    got = top_k_mask(scores, 3)
+    assert got.tolist() == [[True, False, True, True, False, False],
+                            [False, False, True, False, True, True],
+                            [False, False, False, True, True, True]]
+    assert top_k_mask(scores, 1)[1].tolist() == [False, False, True, False, False, False]
+    # -inf entries fill a row with fewer than k finite ones, lowest index first
+    assert top_k_mask(scores, 4)[1].tolist() == [True, False, True, False, True, True]
+    g = torch.Generator().manual_seed(0)
+    distinct = torch.randn(4, 9, 9, generator=g)  # no ties: the topk set
+    for k in (1, 4, 9):
+        want = torch.zeros_like(distinct, dtype=torch.bool).scatter_(
+            -1, distinct.topk(k, -1).indices, True)
+        assert torch.equal(top_k_mask(distinct, k), want)
+
+
+def test_top_k_pairs_breaks_ties_by_the_lower_index():
+    logits = torch.zeros(1, 5, 5)  # every pair scores the same
+    got = top_k_pairs(logits, 1, candidate_pairs(torch.ones(1, 5, dtype=torch.bool)))
+    # node 0 picks 1, nodes 1..4 pick 0
+    want = torch.zeros(5, 5, dtype=torch.bool)
+    want[0, 1:] = want[1:, 0] = True
+    assert torch.equal(got[0], want)
 
 
 def test_candidate_pairs_are_the_h_hop_neighbourhood():

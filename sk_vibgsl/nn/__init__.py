@@ -10,6 +10,7 @@ from .structure import (
     edge_density,
     edge_kl_to_prior,
     threshold_adjacency,
+    top_k_mask,
     top_k_pairs,
 )
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
@@ -31,5 +32,6 @@ __all__ = [
     "kl_to_standard_normal",
     "reparameterize",
     "threshold_adjacency",
+    "top_k_mask",
     "top_k_pairs",
 ]

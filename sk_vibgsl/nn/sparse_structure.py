@@ -34,6 +34,7 @@ import torch
 from torch import Tensor
 
 from .sparse_ann import approx_top_k
+from .structure import top_k_mask
 
 __all__ = [
     "IBEdges",
@@ -85,6 +86,8 @@ def top_k_all_pairs(
     Graphs are padded to the batch's largest size ``N`` and scored in blocks
     of ``B' × R × N`` entries (at most ``block_elements``): memory
     :math:`O(\text{block})`, time :math:`O(\sum_g n_g^2 d)` up to padding.
+    Among equal scores the lower index wins (:func:`~sk_vibgsl.nn.top_k_mask`),
+    as on the dense path (:func:`~sk_vibgsl.nn.top_k_pairs`).
 
     Parameters
     ----------
@@ -134,11 +137,22 @@ def top_k_all_pairs(
             torch.bmm(query[g0:g1, r0:r1], key[g0:g1], out=s)  # (B', R, N)
             rows = torch.arange(r0, r1, device=z.device)
             s[:, rows - r0, rows] = -torch.inf  # no self-pairs
-            val, idx = s.topk(kk, dim=-1)
-            ok = (val > _FAR / 2) & (rows.view(1, -1, 1) < ng.view(-1, 1, 1))
-            gb, r, j = ok.nonzero(as_tuple=True)
+            val, idx = s.topk(kk + 1, dim=-1)  # kk < n: the (k+1)-th shows a tie
+            real_row = rows.view(1, -1, 1) < ng.view(-1, 1, 1)
+            kth = val[..., kk - 1]
+            tie = (val[..., kk] == kth).logical_and_(kth > _FAR / 2)
+            val, idx = val[..., :kk], idx[..., :kk]
+            if bool(tie.any()):
+                # a tie at the k-th score: topk's pick among equals is the kernel's;
+                # take the lower indices (top_k_mask), as the dense path does
+                ok = top_k_mask(s, kk).logical_and_(s > _FAR / 2).logical_and_(real_row)
+                gb, r, v = ok.nonzero(as_tuple=True)
+            else:
+                ok = (val > _FAR / 2) & real_row
+                gb, r, j = ok.nonzero(as_tuple=True)
+                v = idx[gb, r, j]
             base = ptr[g0 + gb]
-            out.append(torch.stack([base + r0 + r, base + idx[gb, r, j]]))
+            out.append(torch.stack([base + r0 + r, base + v]))
     return torch.cat(out, 1) if out else torch.empty((2, 0), dtype=torch.long, device=z.device)
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "edge_density",
     "edge_kl_to_prior",
     "threshold_adjacency",
+    "top_k_mask",
     "top_k_pairs",
 ]
 
@@ -184,7 +185,9 @@ def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
     .. math::
         S_{uv} = [v \in \mathrm{top}_k(u)] \lor [u \in \mathrm{top}_k(v)]
 
-    A node with fewer than ``k`` candidates selects them all.
+    A node with fewer than ``k`` candidates selects them all. Among equal
+    logits the lower index wins (:func:`top_k_mask`), as on the sparse path,
+    so both paths select the same pairs when embeddings coincide.
 
     Parameters
     ----------
@@ -202,9 +205,44 @@ def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
     n = logits.shape[-1]
     k = min(k, n)
     scores = logits.detach().masked_fill(~candidates, float("-inf"))
-    picked = scores.topk(k, dim=-1).indices
-    selected = torch.zeros_like(candidates).scatter_(-1, picked, True) & candidates
+    selected = top_k_mask(scores, k) & candidates
     return selected | selected.transpose(-1, -2)
+
+
+def top_k_mask(scores: Tensor, k: int) -> Tensor:
+    r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
+
+    .. math::
+        M_{uv} = [s_{uv} > t_u] \lor \left([s_{uv} = t_u] \land
+        |\{w \le v : s_{uw} = t_u\}| \le k - |\{w : s_{uw} > t_u\}|\right)
+
+    with :math:`t_u` the row's ``k``-th largest entry. :meth:`torch.Tensor.topk`
+    leaves the choice among equal entries to the implementation (it differs
+    between kernels and block sizes); this rule makes the selection a
+    function of the scores alone, and the one :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates`
+    (a stable sort) and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs`
+    make.
+
+    Parameters
+    ----------
+    scores : Tensor of shape (..., N)
+        No NaN; ``-inf`` entries are ordinary (lowest) values.
+    k : int
+        ``1 ≤ k ≤ N``.
+
+    Returns
+    -------
+    Tensor of shape (..., N), bool, exactly ``k`` entries per row.
+    """
+    n = scores.shape[-1]
+    val, idx = scores.topk(min(k + 1, n), dim=-1)
+    kth = val[..., k - 1 : k]
+    if k == n or not bool((val[..., k : k + 1] == kth).any()):  # no tie at the k-th
+        return torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx[..., :k], True)
+    above = scores > kth
+    tied = scores == kth
+    room = k - above.sum(-1, keepdim=True)
+    return above | (tied & (tied.cumsum(-1) <= room))
 
 
 def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor:
