@@ -190,9 +190,10 @@ def write(summary: dict, results: Path) -> None:
               "Every row is `bash benchmarks/run_structure_study.sh DATASET` with `ONLY=` "
               "its setting (`NCI1[1000]` with `EXTRA=\"--max-graphs 1000\"`). Below, each "
               "setting's last invocation as the script recorded it; its other datasets ran "
-              "with the same arguments and their own `--datasets`. COLLAB, REDDIT-BINARY and "
-              "NCI1 (all graphs) ran one backbone per invocation (`--backbones gcn` or `gin`, otherwise the "
-              "same arguments), from a clean worktree of the commit that each record names "
+              "with the same arguments and their own `--datasets`. COLLAB, REDDIT-BINARY "
+              "and NCI1's `observed` and `mix_holdout_grid` rows ran one backbone per "
+              "invocation (`--backbones gcn` or `gin`, otherwise the same arguments). Long "
+              "runs ran from a clean worktree of the commit that each record names "
               "in its `code` field.", ""]
     for name, command in summary["commands"].items():
         lines.append(f"- `{name}`: `{command}`")

@@ -219,9 +219,9 @@ def top_k_mask(scores: Tensor, k: int) -> Tensor:
     with :math:`t_u` the row's ``k``-th largest entry. :meth:`torch.Tensor.topk`
     leaves the choice among equal entries to the implementation (it differs
     between kernels and block sizes); this rule makes the selection a
-    function of the scores alone, and the one :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates`
-    (a stable sort) and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs`
-    make.
+    function of the scores alone, the same as
+    :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates` (a stable sort)
+    and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs` make.
 
     Parameters
     ----------
