@@ -180,7 +180,7 @@ def make_net(args, backbone: str, structure: bool, beta: float = 1e-3, callbacks
         callbacks.append(("lr_step", LRScheduler("StepLR", step_size=int(step), gamma=factor)))
     if callbacks:
         kwargs["callbacks"] = callbacks
-    return VIBGSLClassifier(**{**params, **overrides(args), **kwargs})
+    return VIBGSLClassifier(**{**params, **parse_set(args.set), **kwargs})
 
 
 def fair_grid(args) -> dict:
@@ -191,11 +191,6 @@ def fair_grid(args) -> dict:
         key, _, values = item.partition("=")
         grid[key] = [literal(value) for value in values.split(",")]
     return grid
-
-
-def overrides(args) -> dict:
-    """``--set key=value`` as estimator parameters (values read as Python literals)."""
-    return parse_set(args.set)
 
 
 def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
