@@ -33,6 +33,8 @@ run paper "${V[@]}"
 run cosine "${V[@]}" --set edge_score=cosine
 run top4 "${V[@]}" --set structure_k=4
 run hops2 "${V[@]}" --set candidate_hops=2
+# learned weights on the observed edges only (no new pair; the dense path's hops1_k8 without k)
+run hops1 "${V[@]}" --set candidate_hops=1
 run mix05 "${V[@]}" --set structure_mix=0.5
 run mix05_learned "${V[@]}" --set structure_mix=0.5 --set learn_mix=True
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
