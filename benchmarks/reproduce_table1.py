@@ -261,6 +261,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
                            and k != "vibgslclassifier__beta"},
                    inner_scores=[100 * float(s)
                                  for s in search.cv_results_["mean_test_score"]])
+        if best[-1].learn_mix:  # the gate the refit learned (structure_mix is its start)
+            out.update(learned_mix=best[-1].module_.mix.item())
         if unit["patience"]:  # the refit's own stopping point
             history = search.best_estimator_[-1].history
             out.update(epochs_run=len(history),

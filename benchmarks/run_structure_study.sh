@@ -40,6 +40,9 @@ run mix05_learned "${V[@]}" --set structure_mix=0.5 --set learn_mix=True
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
+# both: the gate learned, over a row-normalised learned graph
+run mix05_learned_row "${V[@]}" --set structure_mix=0.5 --set learn_mix=True \
+    --set ib_graph_norm=row
 # combinations
 run cosine_top4 "${V[@]}" --set edge_score=cosine --set structure_k=4
 run mix05_cosine_top4 "${V[@]}" --set structure_mix=0.5 --set edge_score=cosine \

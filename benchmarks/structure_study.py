@@ -87,6 +87,9 @@ def compare(results: Path, data_home: str | None) -> dict:
                              chosen=_chosen_counts([records[(dataset, backbone, f)]
                                                     for f in folds]),
                              density=(float(np.mean(dens)) if None not in dens else None))
+                gates = [records[(dataset, backbone, f)].get("learned_mix") for f in folds]
+                if None not in gates:  # learn_mix: the refits' gates
+                    entry.update(learned_mix=[float(g) for g in gates])
                 if dataset not in majority:
                     seed = records[(dataset, backbone, folds[0])]["seed"]
                     majority[dataset] = majority_rates(dataset, data_home, n_folds, seed)
@@ -162,7 +165,9 @@ def write(summary: dict, results: Path) -> None:
         "third of the std shown); *min fold*: the worst fold, marked ⚠ when it is at or below "
         "that fold's majority-class rate (a collapse); *density*: mean share of node pairs "
         "joined by a learned edge in the refit's IB-graphs of the test fold (the observed "
-        "graph's own density in the `observed` row).",
+        "graph's own density in the `observed` row); *chosen*: folds per value an inner "
+        "search chose, and for a learned gate (`learn_mix=True`) the median (range) over "
+        "folds of the λ each refit learned.",
         "",
         "| dataset | backbone | setting | accuracy | paired Δ | won–tied–lost | min fold "
         "| density | chosen (folds) |",
@@ -182,7 +187,12 @@ def write(summary: dict, results: Path) -> None:
             dens = f"{c['density']:.2f}" if c.get("density") is not None else "—"
             chosen = ", ".join(f"{k}: {v}" for k, v in c["chosen"].items()
                                if not (k == "beta" and v == c["folds"]
-                                       and len(c["chosen"]) == 1)) or "—"
+                                       and len(c["chosen"]) == 1))
+            if "learned_mix" in c:
+                gates = c["learned_mix"]
+                chosen = (f"{chosen}, " if chosen else "") + (
+                    f"learned λ {np.median(gates):.2f} ({min(gates):.2f}–{max(gates):.2f})")
+            chosen = chosen or "—"
             lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
                          f"{c['mean']:.1f} ± {c['std']:.1f} | {diff} | {wtl} | "
                          f"{c['min_fold']:.1f}{warn} | {dens} | {chosen} |")

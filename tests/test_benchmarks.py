@@ -441,3 +441,27 @@ def test_code_version_ignores_results_but_not_code(tmp_path):
     assert machine.code_version() == clean
     code.write_text("x = 2\n")  # the model changed
     assert machine.code_version() == clean + "+dirty"
+
+
+def test_reproduce_table1_records_the_gate_a_learn_mix_refit_learned(tmp_path, monkeypatch):
+    """With ``learn_mix=True`` the record keeps the refit's learned λ (its
+    ``module_.mix``), which training moved away from its start ``structure_mix``;
+    without it the record has no such field."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
+            "--epochs", "2", "--max-graphs", "60", "--device", "cpu", "--protocols", "fair",
+            "--learners", "VIB-GSL", "--betas", "1e-3", "--results-dir", str(tmp_path)]
+    fitted = []
+    real_fit = rt.VIBGSLClassifier.fit
+
+    def spy(net, X, y=None, **kw):
+        fitted.append(net)
+        return real_fit(net, X, y, **kw)
+
+    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    args = rt.parse([*base, "--set", "structure_mix=0.5", "--set", "learn_mix=True"])
+    record = rt.run_unit(rt.plan(args)[0], args, 1)
+    assert record["learned_mix"] == fitted[-1].module_.mix.item()
+    assert 0 < record["learned_mix"] < 1 and record["learned_mix"] != 0.5
+    args = rt.parse([*base, "--set", "structure_mix=0.5"])
+    assert "learned_mix" not in rt.run_unit(rt.plan(args)[0], args, 1)
