@@ -11,10 +11,12 @@
 #   bash benchmarks/run_structure_study.sh [DATASET ...]
 #   ONLY="observed paper cosine_top4" EXTRA="--max-graphs 1000" \
 #       bash benchmarks/run_structure_study.sh NCI1
+#   OUT=benchmarks/results/structure_study_seed1 EXTRA="--seed 1" ONLY="observed mix05" \
+#       bash benchmarks/run_structure_study.sh MUTAG      # other outer folds, own report
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_HOME="${DATA_HOME:-../shared/datasets}"
-OUT=benchmarks/results/structure_study
+OUT="${OUT:-benchmarks/results/structure_study}"  # another folder for another --seed
 DATASETS=("${@:-MUTAG IMDB-BINARY}")
 read -r -a DATASETS <<< "${DATASETS[*]}"
 COMMON=(--protocols fair --fair-patience 20 --betas 1e-3 --node-features given+degree

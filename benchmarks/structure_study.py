@@ -104,7 +104,9 @@ def compare(results: Path, data_home: str | None) -> dict:
                                  won=int((diff > 0).sum()), tied=int((diff == 0).sum()),
                                  lost=int((diff < 0).sum()))
             cells[(dataset, backbone)][name] = entry
+    seeds = sorted({r["seed"] for records in settings.values() for r in records.values()})
     return {"cells": {f"{d} {b}": v for (d, b), v in sorted(cells.items())},
+            "seeds": seeds,
             "majority_rate_per_fold": majority,
             "commands": {name: _command(results / name) for name in settings}}
 
@@ -143,7 +145,8 @@ def write(summary: dict, results: Path) -> None:
         "",
         "Written by `python benchmarks/structure_study.py` from the records of "
         "`bash benchmarks/run_structure_study.sh DATASET ...` (each setting's exact "
-        "command is listed below). Fair protocol: 10 outer stratified folds (seed 0); "
+        "command is listed below). Fair protocol: 10 outer stratified folds (seed "
+        f"{', '.join(map(str, summary.get('seeds', [0])))}); "
         "β = 1e-3, the library's default, and no inner search, except for settings run "
         "with `--grid` (their name ends in `_grid`): there an inner 3-fold `GridSearchCV` "
         "on the outer training fold picks the grid's value, refits with it, and the "
