@@ -37,6 +37,20 @@ def _import_script():
     return rt
 
 
+def _spy_fits(rt, monkeypatch, what=lambda net, X: net) -> list:
+    """Patch ``VIBGSLClassifier.fit`` in the script: every fit still runs and appends
+    ``what(net, X)`` to the returned list, in the order the script fits."""
+    seen = []
+    real_fit = rt.VIBGSLClassifier.fit
+
+    def spy(net, X, y=None, **kw):
+        seen.append(what(net, X))
+        return real_fit(net, X, y, **kw)
+
+    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    return seen
+
+
 def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -170,14 +184,7 @@ def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path
     assert {u["patience"] for u in plain if u["protocol"] == "fair"} == {None}
 
     unit = next(u for u in units if u["protocol"] == "fair" and u["fold"] == 1)
-    seen = []
-    real_fit = rt.VIBGSLClassifier.fit
-
-    def spy(net, X, y=None, **kw):
-        seen.append(net)
-        return real_fit(net, X, y, **kw)
-
-    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    seen = _spy_fits(rt, monkeypatch)
     record = rt.run_unit(unit, args, 1)
     assert len(seen) == 2 * 2 + 1  # 2 betas x 2 inner folds, then the refit
     assert record["epochs_run"] < args.epochs
@@ -208,14 +215,7 @@ def test_reproduce_table1_fair_grid_searches_a_parameter_on_training_graphs(
     plain = rt.plan(rt.parse([*base, "--betas", "1e-3"]))
     assert rt.unit_key(plain[0]) != rt.unit_key(units[0])
 
-    seen = []
-    real_fit = rt.VIBGSLClassifier.fit
-
-    def spy(net, X, y=None, **kw):
-        seen.append(net.structure_mix)
-        return real_fit(net, X, y, **kw)
-
-    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    seen = _spy_fits(rt, monkeypatch, lambda net, X: net.structure_mix)
     record = rt.run_unit(units[0], args, 1)
     assert sorted(seen[:-1]) == [0.5, 0.5, 1.0, 1.0]  # 2 values x 2 inner folds
     assert record["chosen"]["structure_mix"] in (0.5, 1.0)
@@ -242,14 +242,7 @@ def test_reproduce_table1_inner_holdout_selects_on_one_split_of_the_training_fol
     unit = rt.plan(args)[0]
     assert rt.unit_key(unit) != rt.unit_key(rt.plan(rt.parse(base))[0])
     assert "holdout" in rt.inner_text(args)
-    seen = []
-    real_fit = rt.VIBGSLClassifier.fit
-
-    def spy(net, X, y=None, **kw):
-        seen.append((net.structure_mix, len(X)))
-        return real_fit(net, X, y, **kw)
-
-    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    seen = _spy_fits(rt, monkeypatch, lambda net, X: (net.structure_mix, len(X)))
     record = rt.run_unit(unit, args, 1)
     n_train = 30  # 60 graphs, 2 outer folds
     assert seen[:-1] == [(0.5, 24), (1.0, 24)]  # 80 % of the training fold each
@@ -451,14 +444,7 @@ def test_reproduce_table1_records_the_gate_a_learn_mix_refit_learned(tmp_path, m
     base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
             "--epochs", "2", "--max-graphs", "60", "--device", "cpu", "--protocols", "fair",
             "--learners", "VIB-GSL", "--betas", "1e-3", "--results-dir", str(tmp_path)]
-    fitted = []
-    real_fit = rt.VIBGSLClassifier.fit
-
-    def spy(net, X, y=None, **kw):
-        fitted.append(net)
-        return real_fit(net, X, y, **kw)
-
-    monkeypatch.setattr(rt.VIBGSLClassifier, "fit", spy)
+    fitted = _spy_fits(rt, monkeypatch)
     args = rt.parse([*base, "--set", "structure_mix=0.5", "--set", "learn_mix=True"])
     record = rt.run_unit(rt.plan(args)[0], args, 1)
     assert record["learned_mix"] == fitted[-1].module_.mix.item()
