@@ -77,9 +77,9 @@ RW=(--node-features given+degree+rw)
 run observed__rw --learners N/A "${RW[@]}"
 run paper__rw "${V[@]}" "${RW[@]}"
 run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
-# early stopping's patience (issue #22, why GIN loses with learned structures on NCI1: its
-# fits stop within 5-30 epochs): GIN with patience 50 instead of 20, each setting paired with
-# observed__p50, the observed graph at the same patience
+# early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
+# they stop early, some within 30 epochs?): GIN with patience 50 instead of 20, each setting
+# paired with observed__p50, the observed graph at the same patience
 P50=(--backbones gin --fair-patience 50)
 run observed__p50 --learners N/A "${P50[@]}"
 run hops1__p50 "${V[@]}" "${P50[@]}" --set candidate_hops=1
