@@ -146,7 +146,7 @@ def write(summary: dict, results: Path) -> None:
         "Written by `python benchmarks/structure_study.py` from the records of "
         "`bash benchmarks/run_structure_study.sh DATASET ...` (each setting's exact "
         "command is listed below). Fair protocol: 10 outer stratified folds (seed "
-        f"{', '.join(map(str, summary.get('seeds', [0])))}); "
+        f"{', '.join(map(str, summary['seeds']))}); "
         "β = 1e-3, the library's default, and no inner search, except for settings run "
         "with `--grid` (their name ends in `_grid`): there an inner 3-fold `GridSearchCV` "
         "on the outer training fold picks the grid's value, refits with it, and the "
