@@ -33,7 +33,13 @@ from ._threads import (
 )
 from .callbacks import FiniteLossGuard
 from .nn.backbones import BACKBONES
-from .nn.model import GRAPH_PATHS, IB_GRAPH_NORMS, VIBGSLModule, check_top_k_search
+from .nn.model import (
+    GRAPH_PATHS,
+    IB_GRAPH_NORMS,
+    READOUTS,
+    VIBGSLModule,
+    check_top_k_search,
+)
 from .nn.sparse_model import sparse_ib_graph
 from .nn.structure import EDGE_SCORES
 
@@ -177,6 +183,13 @@ class VIBGSLClassifier(NeuralNetClassifier):
         for ``backbone="gin"``, whose layers sum their neighbours, on the
         near-complete IB-graphs of the default learner. ``"none"`` keeps the
         sampled weights (the paper).
+    readout : {"mean", "sum"}, default="mean"
+        How the GNN's node outputs :math:`h_v` pool into the graph vector
+        that gives :math:`(\mu, \sigma)`: ``"mean"``,
+        :math:`\frac{1}{|V|} \sum_{v \in V} h_v` (the paper); ``"sum"``,
+        :math:`\sum_{v \in V} h_v`, which keeps the graph's size (the
+        readout of Xu et al.'s GIN, ICLR 2019). See the user guide's
+        structure study for what it changes on NCI1 and the social datasets.
     top_k_search : {"exact", "approx"}, default="exact"
         How the sparse path finds each node's ``structure_k`` best partners
         when every pair is a candidate (no ``candidate_hops``; the only
@@ -315,6 +328,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         graph_path: str = "auto",
         top_k_search: str = "exact",
         ib_graph_norm: str = "none",
+        readout: str = "mean",
         random_state: int | None = None,
         torch_threads: int | None = None,
         precision: str = "32",
@@ -363,6 +377,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.graph_path = graph_path
         self.top_k_search = top_k_search
         self.ib_graph_norm = ib_graph_norm
+        self.readout = readout
         self.random_state = random_state
         self.torch_threads = torch_threads
         self.precision = precision
@@ -451,6 +466,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             self.top_k_search, self.structure_k, self.candidate_hops, self.graph_path
         )
         check("ib_graph_norm", self.ib_graph_norm in IB_GRAPH_NORMS, f"one of {IB_GRAPH_NORMS}")
+        check("readout", self.readout in READOUTS, f"one of {READOUTS}")
         check_torch_threads(self.torch_threads)
         check_precision(self.precision)
 
@@ -500,6 +516,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "graph_path": self.graph_path,
             "top_k_search": self.top_k_search,
             "ib_graph_norm": self.ib_graph_norm,
+            "readout": self.readout,
         }
         kwargs.update(self.get_params_for("module"))
         return kwargs

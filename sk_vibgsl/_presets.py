@@ -28,6 +28,7 @@ PAPER_PARAMS: dict = {
     "edge_prior": 0.1,
     "learn_mix": False,
     "ib_graph_norm": "none",
+    "readout": "mean",
     "lr": 0.005,
     "max_epochs": 100,
     "batch_size": 64,

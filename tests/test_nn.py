@@ -254,6 +254,43 @@ def test_structure_mix_one_uses_only_observed_graph():
         model(xp, mp)
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.3, 1.0])
+def test_sum_readout_is_the_mean_readout_times_the_node_count(lam):
+    """readout="sum" pools sum_v h_v: the same weights give mu = n * mu_mean per
+    graph (padding excluded), and the logits differ."""
+    x, adj, mask = _two_graph_batch(10)
+    torch.manual_seed(0)
+    mean = VIBGSLModule(4, 2, structure_mix=lam).eval()
+    torch.manual_seed(0)
+    summed = VIBGSLModule(4, 2, structure_mix=lam, readout="sum").eval()
+    mu_mean, sigma_mean, *_ = mean.encode(x, mask, adj)
+    mu_sum, sigma_sum, *_ = summed.encode(x, mask, adj)
+    n_nodes = mask.sum(-1, keepdim=True).float()  # 5 and 8, padded to 10
+    assert n_nodes.flatten().tolist() == [5.0, 8.0]
+    torch.testing.assert_close(mu_sum, mu_mean * n_nodes)
+    assert not torch.allclose(summed(x, mask, adj)[0], mean(x, mask, adj)[0])
+
+
+def test_sum_readout_ignores_padding():
+    x, adj = _random_graph(7, 3)
+    model = VIBGSLModule(3, 2, structure_mix=0.3, readout="sum").eval()
+    logits_s, kl_s, *_ = model(*_pad_args(x, adj, 7))
+    logits_p, kl_p, *_ = model(*_pad_args(x, adj, 15))
+    torch.testing.assert_close(logits_s, logits_p, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(kl_s, kl_p, atol=1e-4, rtol=1e-5)
+
+
+def test_module_refuses_an_unknown_readout():
+    with pytest.raises(ValueError, match="readout must be one of"):
+        VIBGSLModule(3, 2, readout="max")
+
+
+def _pad_args(x: torch.Tensor, adj: torch.Tensor, n_total: int):
+    """``(x, mask, adj)`` in the module's argument order."""
+    xp, ap, mp = _pad(x, adj, n_total)
+    return xp, mp, ap
+
+
 def _two_graph_batch(n_total: int):
     graphs = [_random_graph(n, 4, seed=n) for n in (5, 8)]
     padded = [_pad(x, a, n_total) for x, a in graphs]

@@ -12,7 +12,7 @@ from conftest import make_graphs
 from sk_vibgsl import VIBGSLClassifier
 from sk_vibgsl.nn import VIBGSLModule
 from sk_vibgsl.nn.backbones import Backbone
-from sk_vibgsl.nn.sparse_backbones import edge_graph, mean_pool, sparse_backbone
+from sk_vibgsl.nn.sparse_backbones import edge_graph, mean_pool, sparse_backbone, sum_pool
 from sk_vibgsl.nn.sparse_model import sparse_batch, sparse_encode
 from sk_vibgsl.nn.vib import gaussian_parameters
 
@@ -111,6 +111,12 @@ def test_mean_pool_averages_each_graph():
     h = torch.arange(10.0).view(5, 2)
     out = mean_pool(h, torch.tensor([0, 0, 2, 2, 2]), 3)
     assert out.tolist() == [[1.0, 2.0], [0.0, 0.0], [6.0, 7.0]]
+
+
+def test_sum_pool_sums_each_graph():
+    h = torch.arange(10.0).view(5, 2)
+    out = sum_pool(h, torch.tensor([0, 0, 2, 2, 2]), 3)
+    assert out.tolist() == [[2.0, 4.0], [0.0, 0.0], [18.0, 21.0]]
 
 
 def test_sparse_path_is_padding_invariant_and_batch_independent():
@@ -227,6 +233,8 @@ def test_max_nodes_auto_follows_the_path_and_states_the_memory():
     {"structure_mix": 0.5, "ib_graph_norm": "row"},
     {"ib_graph_norm": "row", "structure_k": 2},
     {"ib_graph_norm": "row", "edge_score": "cosine", "structure_k": 6, "structure_mix": 0.3},
+    {"readout": "sum", "structure_k": 2},
+    {"readout": "sum", "candidate_hops": 1, "structure_mix": 0.5},
 ])
 def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     """Top-k, candidates, cosine scores and the learned mix are the same

@@ -259,6 +259,7 @@ def test_module_refuses_bad_options():
         ({"edge_prior": 0.0}, "edge_prior"),
         ({"edge_prior": 1.5}, "edge_prior"),
         ({"ib_graph_norm": "sym"}, "ib_graph_norm"),
+        ({"readout": "max"}, "readout"),
     ],
 )
 def test_estimator_names_the_bad_structure_option(graphs, params, match):

@@ -20,10 +20,11 @@ from .structure import (
 )
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
-__all__ = ["GRAPH_PATHS", "VIBGSLModule"]
+__all__ = ["GRAPH_PATHS", "READOUTS", "VIBGSLModule"]
 
 GRAPH_PATHS = ("auto", "dense", "sparse")
 IB_GRAPH_NORMS = ("none", "row")
+READOUTS = ("mean", "sum")
 SPARSE_MIN_NODES = {"hops": 64, "observed": 128, "all_pairs": 256}
 """``graph_path="auto"`` runs a batch sparse from this many nodes (its largest
 graph) on: where the sparse path's training step (forward and backward) became
@@ -45,8 +46,9 @@ class VIBGSLModule(nn.Module):
     1. IB-graph: :math:`X_{IB}` from :class:`FeatureMask`, :math:`A_{IB}`
        from :class:`StructureLearner`, mixed with the observed structure as
        :math:`A = \lambda A_{obs} + (1 - \lambda) A_{IB}`.
-    2. A two-layer GNN on :math:`(X_{IB}, A)` with output width ``2K``, mean
-       pooled over real nodes, gives :math:`\mu, \sigma`.
+    2. A two-layer GNN on :math:`(X_{IB}, A)` with output width ``2K``,
+       pooled over real nodes (mean or sum, ``readout``), gives
+       :math:`\mu, \sigma`.
     3. :math:`Z = \mu + \sigma \odot \varepsilon` (training) or :math:`\mu`
        (evaluation) feeds a two-layer MLP classifier :math:`q(Y \mid Z)`.
 
@@ -112,6 +114,12 @@ class VIBGSLModule(nn.Module):
         density, instead of a sum that grows with it (GIN sums its
         neighbours; GCN and GAT normalise on their own). ``"none"``: the
         weights as sampled (the paper).
+    readout : {"mean", "sum"}, default="mean"
+        How node outputs :math:`h_v` become the graph's :math:`(\mu, \sigma)`
+        input: ``"mean"``, :math:`\frac{1}{|V|} \sum_{v \in V} h_v` (the
+        paper, §4); ``"sum"``, :math:`\sum_{v \in V} h_v`, which keeps the
+        graph's size (Xu et al., ICLR 2019: a sum readout is what makes GIN as
+        discriminative as the WL test).
     top_k_search : {"exact", "approx"}, default="exact"
         How the sparse path finds each node's ``structure_k`` best partners
         without ``candidate_hops``. ``"exact"``: every pair is scored
@@ -161,8 +169,12 @@ class VIBGSLModule(nn.Module):
         graph_path: str = "auto",
         top_k_search: str = "exact",
         ib_graph_norm: str = "none",
+        readout: str = "mean",
     ) -> None:
         super().__init__()
+        if readout not in READOUTS:
+            raise ValueError(f"readout must be one of {READOUTS}, got {readout!r}.")
+        self.readout = readout
         if ib_graph_norm not in IB_GRAPH_NORMS:
             raise ValueError(
                 f"ib_graph_norm must be one of {IB_GRAPH_NORMS}, got {ib_graph_norm!r}."
@@ -331,8 +343,9 @@ class VIBGSLModule(nn.Module):
             if self.structure_mix > 0:
                 a = lam * adj + (1 - lam) * a
         h = self.gnn.forward_projected(projected[0], a, mask)
-        n_nodes = mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
-        pooled = h.sum(-2) / n_nodes
+        pooled = h.sum(-2)
+        if self.readout == "mean":
+            pooled = pooled / mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
         mu, sigma = gaussian_parameters(pooled, self.ib_size)
         return mu, sigma, edge_kl, density
 

@@ -28,6 +28,7 @@ from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer
 
 __all__ = [
     "EdgeGraph", "coalesce_edges", "edge_graph", "mean_pool", "propagate", "sparse_backbone",
+    "sum_pool",
 ]
 
 _TINY = 1e-30  # as in _attention: smaller positive weights count as this one
@@ -205,8 +206,13 @@ def sparse_backbone(backbone: Backbone, h: Tensor, graph: EdgeGraph) -> Tensor:
     return layer(backbone.conv2, h, graph, shared)
 
 
+def sum_pool(h: Tensor, graph_of: Tensor, n_graphs: int) -> Tensor:
+    """Sum of the node rows of each graph, ``(n_graphs, C)`` (0 for an empty graph)."""
+    return h.new_zeros((n_graphs, h.shape[1])).index_add(0, graph_of, h)
+
+
 def mean_pool(h: Tensor, graph_of: Tensor, n_graphs: int) -> Tensor:
     """Mean of the node rows of each graph, ``(n_graphs, C)`` (0 for an empty graph)."""
-    total = h.new_zeros((n_graphs, h.shape[1])).index_add(0, graph_of, h)
+    total = sum_pool(h, graph_of, n_graphs)
     count = torch.bincount(graph_of, minlength=n_graphs).clamp(min=1).to(h.dtype)
     return total / count.unsqueeze(-1)

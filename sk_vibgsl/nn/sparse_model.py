@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from .sparse_backbones import edge_graph, mean_pool, sparse_backbone
+from .sparse_backbones import edge_graph, mean_pool, sparse_backbone, sum_pool
 from .sparse_structure import IBEdges, hop_candidates, ib_edges
 
 __all__ = ["SparseBatch", "observed_edges", "pair_edge_kl", "sparse_batch", "sparse_encode"]
@@ -161,14 +161,16 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
 def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
                   adj_weight=None, noise: Tensor | None = None):
     """``(pooled, edge_kl, density)`` of the sparse path: ``pooled`` is the
-    mean GNN output per graph ``(B, 2K)``, ``edge_kl`` and ``density`` are
-    ``(B,)`` (zeros without structure learning)."""
+    GNN output per graph ``(B, 2K)``, its mean or sum over the nodes
+    (``module.readout``); ``edge_kl`` and ``density`` are ``(B,)`` (zeros
+    without structure learning)."""
     batch, h, graph, edges, observed = sparse_ib_graph(
         module, x, mask, adj, adj_index, adj_weight, noise
     )
     out = sparse_backbone(module.gnn, h, graph)
     n_graphs = mask.shape[0]
-    pooled = mean_pool(out, batch.graph_of, n_graphs)
+    readout = mean_pool if module.readout == "mean" else sum_pool
+    pooled = readout(out, batch.graph_of, n_graphs)
     edge_kl = pooled.new_zeros(n_graphs)
     if edges is None:
         return pooled, edge_kl, observed_density(*observed, batch).to(pooled.dtype)
