@@ -80,6 +80,13 @@ run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
 # early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
 # they stop early, some within 30 epochs?): GIN with patience 50 instead of 20, each setting
 # paired with observed__p50, the observed graph at the same patience
+SUM=(--set readout=sum)  # the GIN paper's sum readout instead of VIB-GSL's mean
+run observed__sum --learners N/A "${SUM[@]}"
+run paper__sum "${V[@]}" "${SUM[@]}"
+run hops1__sum "${V[@]}" "${SUM[@]}" --set candidate_hops=1
+run mix05__sum "${V[@]}" "${SUM[@]}" --set structure_mix=0.5
+run mix_grid__sum "${V[@]}" "${SUM[@]}" --grid structure_mix=0.5,1.0
+run mix_holdout_grid__sum "${V[@]}" "${SUM[@]}" --grid structure_mix=0.5,1.0 --inner-folds 1
 P50=(--backbones gin --fair-patience 50)
 run observed__p50 --learners N/A "${P50[@]}"
 run hops1__p50 "${V[@]}" "${P50[@]}" --set candidate_hops=1
