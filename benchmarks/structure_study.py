@@ -114,8 +114,12 @@ def compare(results: Path, data_home: str | None) -> dict:
 def baseline_of(name: str) -> str:
     """The observed-graph row a setting is paired with: ``observed``, or
     ``observed__SUFFIX`` for a setting ``NAME__SUFFIX`` (another capacity or
-    training budget, e.g. ``__h64``)."""
-    _, sep, suffix = name.partition("__")
+    training budget, e.g. ``__h64``). The yardstick ``observed__SUFFIX``
+    itself is paired with ``observed``: what the suffix's change does to the
+    observed graph alone."""
+    prefix, sep, suffix = name.partition("__")
+    if prefix == BASELINE:
+        return BASELINE
     return f"{BASELINE}{sep}{suffix}"
 
 
@@ -156,7 +160,8 @@ def write(summary: dict, results: Path) -> None:
         "with hidden width 64 trained for 300 epochs without early stopping (the budget of "
         "`benchmarks/results/capacity_probe`), each paired with `observed__h64`; rows "
         "named `NAME__p50` are GIN stopped with patience 50 instead of 20, each paired with "
-        "`observed__p50`; rows named `NAME__sum` pool the GNN's node outputs by their sum "
+        "`observed__p50`; each yardstick `observed__SUFFIX` is itself paired with "
+        "`observed`, which shows what its change does to the observed graph alone; rows named `NAME__sum` pool the GNN's node outputs by their sum "
         "(`readout=\"sum\"`) instead of the mean, for the learner and its yardstick "
         "`observed__sum` alike. "
         "Node features: the dataset's own with the one-hot degree appended "

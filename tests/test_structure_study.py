@@ -57,3 +57,17 @@ def test_report_pairs_folds_and_shows_the_learned_gate(tmp_path):
     assert f"learned λ {np.median(gates):.2f} (0.55–0.95)" in rows["gate"]
     assert rows["fixed"].endswith("| — |")
     assert "10 outer stratified folds (seed 3)" in (tmp_path / "README.md").read_text()
+
+
+def test_a_yardstick_with_a_suffix_is_paired_with_the_default_yardstick(tmp_path):
+    """``NAME__sum`` pairs with ``observed__sum``, and ``observed__sum`` with
+    ``observed``: the suffix's own effect on the observed graph."""
+    study = _import_script()
+    observed = np.full(10, 80.0)
+    _write(tmp_path / "observed", observed)
+    _write(tmp_path / "observed__sum", observed + 2.0)
+    _write(tmp_path / "mix__sum", observed + 1.0)
+    cell = study.compare(tmp_path, str(DATA))["cells"]["MUTAG gin"]
+    assert cell["observed__sum"]["paired_diff"] == pytest.approx(2.0)
+    assert cell["mix__sum"]["paired_diff"] == pytest.approx(-1.0)
+    assert "paired_diff" not in cell["observed"]
