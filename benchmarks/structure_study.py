@@ -96,19 +96,32 @@ def compare(results: Path, data_home: str | None) -> dict:
                 collapsed = [f for f in folds if acc[f] <= majority[dataset][f] + 1e-9]
                 entry.update(min_fold=float(acc.min()), collapsed_folds=collapsed)
                 base = settings.get(baseline_of(name), {})
-                ref = [base.get((dataset, backbone, f)) for f in folds]
-                if name != baseline_of(name) and None not in ref:
-                    diff = acc - np.array([r["test_acc"] for r in ref])
-                    entry.update(paired_diff=float(diff.mean()),
-                                 paired_diff_std=float(diff.std()),
-                                 won=int((diff > 0).sum()), tied=int((diff == 0).sum()),
-                                 lost=int((diff < 0).sum()))
+                if name != baseline_of(name):
+                    entry.update(_paired(acc, base, dataset, backbone, folds))
+                plain, sep, _ = name.partition("__")
+                if sep and plain in settings:  # NAME__SUFFIX against NAME
+                    versus = _paired(acc, settings[plain], dataset, backbone, folds)
+                    if versus:
+                        entry.update(vs_unsuffixed={"against": plain, **versus})
             cells[(dataset, backbone)][name] = entry
     seeds = sorted({r["seed"] for records in settings.values() for r in records.values()})
     return {"cells": {f"{d} {b}": v for (d, b), v in sorted(cells.items())},
             "seeds": seeds,
             "majority_rate_per_fold": majority,
             "commands": {name: _command(results / name) for name in settings}}
+
+
+def _paired(acc: np.ndarray, reference: dict, dataset: str, backbone: str,
+            folds: list[int]) -> dict:
+    """Paired difference ``acc − reference`` over the same folds (mean, std,
+    won–tied–lost); empty when the reference lacks a fold."""
+    ref = [reference.get((dataset, backbone, f)) for f in folds]
+    if None in ref:
+        return {}
+    diff = acc - np.array([r["test_acc"] for r in ref])
+    return {"paired_diff": float(diff.mean()), "paired_diff_std": float(diff.std()),
+            "won": int((diff > 0).sum()), "tied": int((diff == 0).sum()),
+            "lost": int((diff < 0).sum())}
 
 
 def baseline_of(name: str) -> str:
@@ -161,7 +174,9 @@ def write(summary: dict, results: Path) -> None:
         "`benchmarks/results/capacity_probe`), each paired with `observed__h64`; rows "
         "named `NAME__p50` are GIN stopped with patience 50 instead of 20, each paired with "
         "`observed__p50`; each yardstick `observed__SUFFIX` is itself paired with "
-        "`observed`, which shows what its change does to the observed graph alone; rows named `NAME__sum` pool the GNN's node outputs by their sum "
+        "`observed`, which shows what its change does to the observed graph alone "
+        "(the section after the table pairs every `NAME__SUFFIX` with `NAME`); rows "
+        "named `NAME__sum` pool the GNN's node outputs by their sum "
         "(`readout=\"sum\"`) instead of the mean, for the learner and its yardstick "
         "`observed__sum` alike. "
         "Node features: the dataset's own with the one-hot degree appended "
@@ -208,6 +223,21 @@ def write(summary: dict, results: Path) -> None:
             lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
                          f"{c['mean']:.1f} ± {c['std']:.1f} | {diff} | {wtl} | "
                          f"{c['min_fold']:.1f}{warn} | {dens} | {chosen} |")
+    lines += ["", "## What each suffix changes", "",
+              "Each setting `NAME__SUFFIX` against the same setting without the suffix, "
+              "`NAME` (same folds, same backbone): the effect of the suffix's budget, "
+              "readout or features on that setting, where the table above pairs it with "
+              "the observed graph under the same suffix.", "",
+              "| dataset | backbone | setting | against | paired Δ | won–tied–lost |",
+              "|---|---|---|---|---:|:-:|"]
+    for key, row in summary["cells"].items():
+        dataset, backbone = key.split()
+        for name, c in row.items():
+            if "vs_unsuffixed" in c:
+                v = c["vs_unsuffixed"]
+                lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
+                             f"{v['paired_diff']:+.1f} ± {v['paired_diff_std']:.1f} | "
+                             f"{v['won']}–{v['tied']}–{v['lost']} |")
     lines += ["", "## Commands", "",
               "Every row is `bash benchmarks/run_structure_study.sh DATASET` with `ONLY=` "
               "its setting (`NCI1[1000]` with `EXTRA=\"--max-graphs 1000\"`). Below, each "

@@ -71,3 +71,28 @@ def test_a_yardstick_with_a_suffix_is_paired_with_the_default_yardstick(tmp_path
     assert cell["observed__sum"]["paired_diff"] == pytest.approx(2.0)
     assert cell["mix__sum"]["paired_diff"] == pytest.approx(-1.0)
     assert "paired_diff" not in cell["observed"]
+
+
+def test_a_suffixed_setting_is_also_paired_with_its_unsuffixed_self(tmp_path):
+    """``mix__sum`` against ``mix``: the suffix's effect on that setting, in
+    its own report section; a setting without the plain row gets none."""
+    study = _import_script()
+    observed = np.full(10, 80.0)
+    diff = np.array([1.0, 1.0, 1.0, 0.0, 0.0, -1.0, 2.0, 2.0, 2.0, 2.0])
+    _write(tmp_path / "observed", observed)
+    _write(tmp_path / "mix", observed - 1.0)
+    _write(tmp_path / "mix__sum", observed - 1.0 + diff)
+    _write(tmp_path / "hops__sum", observed)
+    summary = study.compare(tmp_path, str(DATA))
+    cell = summary["cells"]["MUTAG gin"]
+    versus = cell["mix__sum"]["vs_unsuffixed"]
+    assert versus["against"] == "mix"
+    assert versus["paired_diff"] == pytest.approx(diff.mean())
+    assert (versus["won"], versus["tied"], versus["lost"]) == (7, 2, 1)
+    assert "vs_unsuffixed" not in cell["hops__sum"]
+    assert "vs_unsuffixed" not in cell["mix"]
+    study.write(summary, tmp_path)
+    section = (tmp_path / "README.md").read_text().split("## What each suffix changes")[1]
+    rows = [line for line in section.splitlines() if line.startswith("| MUTAG")]
+    assert rows == [f"| MUTAG | GIN | mix__sum | mix | {diff.mean():+.1f} ± {diff.std():.1f} "
+                    "| 7–2–1 |"]
