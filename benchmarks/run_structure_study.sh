@@ -80,7 +80,9 @@ run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
 # early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
 # they stop early, some within 30 epochs?): GIN with patience 50 instead of 20, each setting
 # paired with observed__p50, the observed graph at the same patience
-SUM=(--set readout=sum)  # the GIN paper's sum readout instead of VIB-GSL's mean
+# the readout: node outputs pooled by their sum (Xu et al.'s GIN readout) instead of the
+# paper's mean, for the learner and its yardstick alike; NAME__sum is paired with observed__sum
+SUM=(--set readout=sum)
 run observed__sum --learners N/A "${SUM[@]}"
 run paper__sum "${V[@]}" "${SUM[@]}"
 run hops1__sum "${V[@]}" "${SUM[@]}" --set candidate_hops=1
