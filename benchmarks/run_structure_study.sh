@@ -77,9 +77,6 @@ RW=(--node-features given+degree+rw)
 run observed__rw --learners N/A "${RW[@]}"
 run paper__rw "${V[@]}" "${RW[@]}"
 run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
-# early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
-# they stop early, some within 30 epochs?): GIN with patience 50 instead of 20, each setting
-# paired with observed__p50, the observed graph at the same patience
 # the readout: node outputs pooled by their sum (Xu et al.'s GIN readout) instead of the
 # paper's mean, for the learner and its yardstick alike; NAME__sum is paired with observed__sum
 SUM=(--set readout=sum)
@@ -89,6 +86,9 @@ run hops1__sum "${V[@]}" "${SUM[@]}" --set candidate_hops=1
 run mix05__sum "${V[@]}" "${SUM[@]}" --set structure_mix=0.5
 run mix_grid__sum "${V[@]}" "${SUM[@]}" --grid structure_mix=0.5,1.0
 run mix_holdout_grid__sum "${V[@]}" "${SUM[@]}" --grid structure_mix=0.5,1.0 --inner-folds 1
+# early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
+# they stop early, some within 30 epochs?): GIN with patience 50 instead of 20, each setting
+# paired with observed__p50, the observed graph at the same patience
 P50=(--backbones gin --fair-patience 50)
 run observed__p50 --learners N/A "${P50[@]}"
 run hops1__p50 "${V[@]}" "${P50[@]}" --set candidate_hops=1

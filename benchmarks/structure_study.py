@@ -124,6 +124,14 @@ def _paired(acc: np.ndarray, reference: dict, dataset: str, backbone: str,
             "lost": int((diff < 0).sum())}
 
 
+def _paired_cells(c: dict) -> tuple[str, str]:
+    """The report's *paired Δ* and *won–tied–lost* cells of a :func:`_paired` result."""
+    if "paired_diff" not in c:
+        return "—", "—"
+    return (f"{c['paired_diff']:+.1f} ± {c['paired_diff_std']:.1f}",
+            f"{c['won']}–{c['tied']}–{c['lost']}")
+
+
 def baseline_of(name: str) -> str:
     """The observed-graph row a setting is paired with: ``observed``, or
     ``observed__SUFFIX`` for a setting ``NAME__SUFFIX`` (another capacity or
@@ -207,9 +215,7 @@ def write(summary: dict, results: Path) -> None:
                 lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
                              f"missing ({c['folds_done']}/{c['folds']} folds) | | | | | |")
                 continue
-            diff = (f"{c['paired_diff']:+.1f} ± {c['paired_diff_std']:.1f}"
-                    if "paired_diff" in c else "—")
-            wtl = (f"{c['won']}–{c['tied']}–{c['lost']}" if "won" in c else "—")
+            diff, wtl = _paired_cells(c)
             warn = " ⚠" if c["collapsed_folds"] else ""
             dens = f"{c['density']:.2f}" if c.get("density") is not None else "—"
             chosen = ", ".join(f"{k}: {v}" for k, v in c["chosen"].items()
@@ -235,9 +241,9 @@ def write(summary: dict, results: Path) -> None:
         for name, c in row.items():
             if "vs_unsuffixed" in c:
                 v = c["vs_unsuffixed"]
+                diff, wtl = _paired_cells(v)
                 lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
-                             f"{v['paired_diff']:+.1f} ± {v['paired_diff_std']:.1f} | "
-                             f"{v['won']}–{v['tied']}–{v['lost']} |")
+                             f"{diff} | {wtl} |")
     lines += ["", "## Commands", "",
               "Every row is `bash benchmarks/run_structure_study.sh DATASET` with `ONLY=` "
               "its setting (`NCI1[1000]` with `EXTRA=\"--max-graphs 1000\"`). Below, each "
