@@ -95,8 +95,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
     ib_size : int, default=16
         Bottleneck size ``K``.
     hidden_dim : int, default=16
-        Width of the structure learner, the GNN hidden layer and the
+        Width of the structure learner, the GNN hidden layers and the
         classifier's hidden layer.
+    num_layers : int, default=2
+        Number of graph layers of the GNN, at least 2 (the paper's). Each
+        extra layer is ``hidden_dim`` wide and widens a node's receptive
+        field by one hop; every layer sees the same (learned or mixed) graph.
     backbone : {"gcn", "gin", "gat"}, default="gcn"
         GNN layer type (GCN measured best of the three at the other defaults
         on IMDB-BINARY; see the README).
@@ -311,6 +315,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         beta: float = 1e-3,
         ib_size: int = 16,
         hidden_dim: int = 16,
+        num_layers: int = 2,
         backbone: str = "gcn",
         temperature: float = 0.1,
         edge_threshold: float = 0.1,
@@ -360,6 +365,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.beta = beta
         self.ib_size = ib_size
         self.hidden_dim = hidden_dim
+        self.num_layers = num_layers
         self.backbone = backbone
         self.temperature = temperature
         self.edge_threshold = edge_threshold
@@ -409,6 +415,13 @@ class VIBGSLClassifier(NeuralNetClassifier):
         for name in ("ib_size", "hidden_dim"):
             value = getattr(self, name)
             check(name, isinstance(value, numbers.Integral) and value >= 1, "an int >= 1")
+        check(
+            "num_layers",
+            isinstance(self.num_layers, numbers.Integral)
+            and not isinstance(self.num_layers, bool)
+            and self.num_layers >= 2,
+            "an int >= 2",
+        )
         check("backbone", self.backbone in BACKBONES, f"one of {BACKBONES}")
         check(
             "temperature",
@@ -502,6 +515,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
                 else _PLACEHOLDER_DIMS["n_classes"]
             ),
             "hidden_dim": self.hidden_dim,
+            "num_layers": self.num_layers,
             "ib_size": self.ib_size,
             "backbone": self.backbone,
             "temperature": self.temperature,

@@ -119,14 +119,75 @@ def test_dense_gat_equals_softmax_of_scores_plus_log_weights(scale):
         assert torch.allclose(ga[edges], wa[edges], rtol=1e-3, atol=1e-5)
 
 
+@pytest.mark.parametrize("num_layers", [2, 4])
 @pytest.mark.parametrize("kind", BACKBONES)
-def test_padded_nodes_change_nothing_and_stay_zero(kind):
+def test_padded_nodes_change_nothing_and_stay_zero(kind, num_layers):
     x, adj = _random_graph(6, 4)
-    net = Backbone(kind, 4, 8, 5)
+    net = Backbone(kind, 4, 8, 5, num_layers=num_layers)
     out_small = net(*_pad(x, adj, 6))
     out_padded = net(*_pad(x, adj, 11))
     assert torch.allclose(out_padded[0, :6], out_small[0], atol=1e-5)
     assert torch.all(out_padded[0, 6:] == 0)
+
+
+@pytest.mark.parametrize("kind", BACKBONES)
+def test_deeper_backbone_composes_its_layers_with_relus(kind):
+    """num_layers=3: conv1 → ReLU → hidden layer → ReLU → conv2, each on the same graph."""
+    x, adj = _random_graph(7, 4)
+    xp, ap, mp = _pad(x, adj, 9)
+    net = Backbone(kind, 4, 8, 5, batch_norm=kind == "gin", num_layers=3).eval()
+    assert [type(c) for c in net.layers] == [type(net.conv1)] * 3
+    assert net.conv1 is net.layers[0] and net.conv2 is net.layers[-1]
+    if kind == "gcn":
+        graph = gcn_norm(ap)
+    else:
+        graph = ap
+    h = torch.relu(net.conv1(xp, graph, mp))
+    h = torch.relu(net.hidden_convs[0](h, graph, mp))
+    want = net.conv2(h, graph, mp)
+    assert torch.allclose(net(xp, ap, mp), want, atol=1e-5)
+
+
+def test_extra_layers_keep_the_two_layer_weights_and_widen_the_receptive_field():
+    torch.manual_seed(0)
+    two = Backbone("gcn", 3, 8, 4)
+    torch.manual_seed(0)
+    four = Backbone("gcn", 3, 8, 4, num_layers=4)
+    assert len(four.hidden_convs) == 2 and len(two.hidden_convs) == 0
+    for name in ("conv1", "conv2"):
+        for a, b in zip(getattr(two, name).parameters(), getattr(four, name).parameters()):
+            assert torch.equal(a, b)
+    # a path 0 - 1 - ... - 6: node 0's output sees node L's features, not node L + 1's
+    n = 7
+    adj = torch.zeros(1, n, n)
+    idx = torch.arange(n - 1)
+    adj[0, idx, idx + 1] = adj[0, idx + 1, idx] = 1.0
+    mask = torch.ones(1, n, dtype=torch.bool)
+    for net, depth in ((two, 2), (four, 4)):
+        x = torch.randn(1, n, 3, requires_grad=True)
+        net(x, adj, mask)[0, 0].sum().backward()
+        reach = x.grad[0].abs().sum(-1) > 0
+        assert reach[: depth + 1].all() and not reach[depth + 1 :].any()
+
+
+def test_every_layer_of_a_deep_backbone_gets_a_gradient():
+    x, adj = _random_graph(8, 4)
+    xp, ap, mp = _pad(x, adj, 8)
+    model = VIBGSLModule(4, 3, num_layers=4, structure_mix=0.5)
+    logits, kl, *_ = model(xp, mp, ap)
+    (logits.pow(2).sum() + kl.sum()).backward()
+    gnn = {n: p.grad for n, p in model.gnn.named_parameters()}
+    assert any(n.startswith("hidden_convs.1.") for n in gnn)
+    for name, grad in gnn.items():
+        assert grad is not None and grad.abs().sum() > 0, name
+
+
+@pytest.mark.parametrize("bad", [1, 0, 2.5, True, "3"])
+def test_backbone_refuses_a_bad_num_layers(bad):
+    with pytest.raises(ValueError, match="num_layers"):
+        Backbone("gcn", 3, 8, 4, num_layers=bad)
+    with pytest.raises(ValueError, match="num_layers"):
+        VIBGSLModule(3, 2, num_layers=bad)
 
 
 @pytest.mark.parametrize("kind", BACKBONES)

@@ -34,7 +34,10 @@ def test_paper_params_are_valid_estimator_parameters():
 
 @pytest.mark.parametrize(
     "option",
-    [{"edge_score": "cosine"}, {"structure_k": 2}, {"edge_beta": 1.0}, {"readout": "sum"}],
+    [
+        {"edge_score": "cosine"}, {"structure_k": 2}, {"edge_beta": 1.0}, {"readout": "sum"},
+        {"num_layers": 3},
+    ],
 )
 def test_a_structure_option_changes_the_paper_outputs(option):
     """The comparison above can fail: each option moves the outputs."""

@@ -86,12 +86,14 @@ def test_sparse_training_step_equals_dense_with_the_same_noise():
         assert torch.allclose(a, b, atol=1e-10)
 
 
+@pytest.mark.parametrize("num_layers", [2, 3])
 @pytest.mark.parametrize("backbone", ["gcn", "gat", "gin"])
-def test_sparse_backbone_equals_dense_backbone_on_a_weighted_graph(backbone):
+def test_sparse_backbone_equals_dense_backbone_on_a_weighted_graph(backbone, num_layers):
     x, mask, adj = _padded(p=0.3)
     adj = adj.requires_grad_(True)
     torch.manual_seed(0)
-    bb = Backbone(backbone, 5, 6, 4, batch_norm=backbone == "gin").double()
+    bb = Backbone(backbone, 5, 6, 4, batch_norm=backbone == "gin",
+                  num_layers=num_layers).double()
     dense = bb(x, adj, mask)[mask]
     nodes = sparse_batch(mask)
     b, i, j = adj.detach().nonzero(as_tuple=True)
@@ -235,6 +237,8 @@ def test_max_nodes_auto_follows_the_path_and_states_the_memory():
     {"ib_graph_norm": "row", "edge_score": "cosine", "structure_k": 6, "structure_mix": 0.3},
     {"readout": "sum", "structure_k": 2},
     {"readout": "sum", "candidate_hops": 1, "structure_mix": 0.5},
+    {"num_layers": 3, "structure_k": 2},
+    {"num_layers": 4, "candidate_hops": 1, "structure_mix": 0.5},
 ])
 def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     """Top-k, candidates, cosine scores and the learned mix are the same

@@ -260,6 +260,8 @@ def test_module_refuses_bad_options():
         ({"edge_prior": 1.5}, "edge_prior"),
         ({"ib_graph_norm": "sym"}, "ib_graph_norm"),
         ({"readout": "max"}, "readout"),
+        ({"num_layers": 1}, "num_layers"),
+        ({"num_layers": 3.0}, "num_layers"),
     ],
 )
 def test_estimator_names_the_bad_structure_option(graphs, params, match):

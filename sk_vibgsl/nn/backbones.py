@@ -1,4 +1,4 @@
-"""Dense GCN, GAT and GIN layers on weighted adjacency, and the two-layer backbone.
+"""Dense GCN, GAT and GIN layers on weighted adjacency, and the backbone that stacks them.
 
 All layers take ``x`` of shape ``B × N × F``, a weighted adjacency ``adj`` of
 shape ``B × N × N`` and a node ``mask`` of shape ``B × N``; padded nodes come
@@ -7,6 +7,8 @@ produced ``adj`` (the structure learner).
 """
 
 from __future__ import annotations
+
+from numbers import Integral
 
 import torch
 import torch.nn.functional as F
@@ -249,17 +251,32 @@ BACKBONES = tuple(_LAYERS)
 
 
 class Backbone(nn.Module):
-    """Two graph layers with a ReLU between them.
+    r"""A stack of ``num_layers`` graph layers with a ReLU between consecutive ones.
+
+    .. math::
+        H^{(1)} = \mathrm{ReLU}\left(f_1(X, A)\right), \quad \dots, \quad
+        H^{(L)} = f_L\left(H^{(L-1)}, A\right)
+
+    with :math:`f_1` from ``in_channels`` to ``hidden_channels``,
+    :math:`f_2 \dots f_{L-1}` from ``hidden_channels`` to ``hidden_channels``
+    and :math:`f_L` from ``hidden_channels`` to ``out_channels``; every
+    layer sees the same weighted graph :math:`A`. Each extra layer widens a
+    node's receptive field by one hop. The first and last layers are
+    ``conv1`` and ``conv2`` whatever ``num_layers`` is (the two layers of the
+    paper's backbone, ``num_layers=2``), the ones between them
+    ``hidden_convs``.
 
     Parameters
     ----------
     kind : {"gcn", "gat", "gin"}
         The layer type.
     in_channels, hidden_channels, out_channels : int
-        Widths of the input, the hidden layer and the output.
+        Widths of the input, the hidden layers and the output.
     batch_norm : bool, default=False
         Batch-normalise each GIN layer's output over the real nodes
         (:class:`DenseGINLayer`); ``kind="gin"`` only.
+    num_layers : int, default=2
+        Number of graph layers :math:`L \ge 2`.
     """
 
     def __init__(
@@ -269,17 +286,30 @@ class Backbone(nn.Module):
         hidden_channels: int,
         out_channels: int,
         batch_norm: bool = False,
+        num_layers: int = 2,
     ) -> None:
         super().__init__()
         if kind not in _LAYERS:
             raise ValueError(f"backbone must be one of {BACKBONES}, got {kind!r}.")
         if batch_norm and kind != "gin":
             raise ValueError(f"batch_norm=True needs the 'gin' backbone, got {kind!r}.")
+        if isinstance(num_layers, bool) or not isinstance(num_layers, Integral) or num_layers < 2:
+            raise ValueError(f"num_layers must be an int >= 2, got {num_layers!r}.")
         self.kind = kind
         layer = _LAYERS[kind]
         extra = {"batch_norm": True} if batch_norm else {}
+        # conv1 and conv2 are drawn first, so that num_layers=2 draws the
+        # weights of the two-layer backbone exactly.
         self.conv1 = layer(in_channels, hidden_channels, **extra)
         self.conv2 = layer(hidden_channels, out_channels, **extra)
+        self.hidden_convs = nn.ModuleList(
+            layer(hidden_channels, hidden_channels, **extra) for _ in range(int(num_layers) - 2)
+        )
+
+    @property
+    def layers(self) -> list[nn.Module]:
+        """The graph layers in the order they run: ``conv1``, ``hidden_convs``, ``conv2``."""
+        return [self.conv1, *self.hidden_convs, self.conv2]
 
     def forward(self, x: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
         """Node embeddings ``B × N × out_channels``."""
@@ -287,13 +317,27 @@ class Backbone(nn.Module):
 
     def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
         """:meth:`forward` from ``h = x @ conv1.first_weight.T``."""
-        # What the layers derive from ``adj`` alone, computed once for both.
+        # What the layers derive from ``adj`` alone, computed once for all.
         if self.kind == "gcn":
             norm = _gcn_propagation(adj)
         elif self.kind == "gat":
             norm = gat_attention_input(adj)
         else:
             norm = None
-        h = F.relu(self.conv1.forward_projected(h, adj, mask, norm))
-        h = h @ self.conv2.first_weight.T
-        return self.conv2.forward_projected(h, adj, mask, norm)
+        return run_layers(
+            self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm)
+        )
+
+
+def run_layers(layers, h: Tensor, apply) -> Tensor:
+    """``apply(conv, h)`` for each layer on ``h`` projected by its first
+    weight (the first layer's ``h`` comes projected), with a ReLU between
+    consecutive layers: the loop shared by the dense and the sparse backbone."""
+    last = len(layers) - 1
+    for i, conv in enumerate(layers):
+        if i:
+            h = h @ conv.first_weight.T
+        h = apply(conv, h)
+        if i < last:
+            h = F.relu(h)
+    return h

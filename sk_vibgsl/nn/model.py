@@ -120,6 +120,11 @@ class VIBGSLModule(nn.Module):
         paper, §4); ``"sum"``, :math:`\sum_{v \in V} h_v`, which keeps the
         graph's size (Xu et al., ICLR 2019: a sum readout is what makes GIN as
         discriminative as the WL test).
+    num_layers : int, default=2
+        Number of graph layers of the GNN (:class:`~sk_vibgsl.nn.Backbone`),
+        at least 2 (the paper's backbone); each extra one is a
+        ``hidden_dim``-wide layer that widens a node's receptive field by one
+        hop, on the same graph.
     top_k_search : {"exact", "approx"}, default="exact"
         How the sparse path finds each node's ``structure_k`` best partners
         without ``candidate_hops``. ``"exact"``: every pair is scored
@@ -170,6 +175,7 @@ class VIBGSLModule(nn.Module):
         top_k_search: str = "exact",
         ib_graph_norm: str = "none",
         readout: str = "mean",
+        num_layers: int = 2,
     ) -> None:
         super().__init__()
         if readout not in READOUTS:
@@ -209,7 +215,9 @@ class VIBGSLModule(nn.Module):
             if structure_mix < 1
             else None
         )
-        self.gnn = Backbone(backbone, in_channels, hidden_dim, 2 * ib_size, batch_norm)
+        self.gnn = Backbone(
+            backbone, in_channels, hidden_dim, 2 * ib_size, batch_norm, num_layers
+        )
         self.classifier = nn.Sequential(
             nn.Linear(ib_size, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, n_classes)
         )

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ._sparse_attention import AttentionEdges, sparse_edge_attention
-from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer
+from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer, run_layers
 
 __all__ = [
     "EdgeGraph", "coalesce_edges", "edge_graph", "mean_pool", "propagate", "sparse_backbone",
@@ -201,9 +201,7 @@ def sparse_backbone(backbone: Backbone, h: Tensor, graph: EdgeGraph) -> Tensor:
         shared = _attention_edges(graph)
     else:
         shared = None
-    h = F.relu(layer(backbone.conv1, h, graph, shared))
-    h = h @ backbone.conv2.first_weight.T
-    return layer(backbone.conv2, h, graph, shared)
+    return run_layers(backbone.layers, h, lambda conv, h: layer(conv, h, graph, shared))
 
 
 def sum_pool(h: Tensor, graph_of: Tensor, n_graphs: int) -> Tensor:
