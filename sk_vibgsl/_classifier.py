@@ -756,7 +756,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         sparse = self._large_graphs_sparse()
         note = describe_step_memory(
             n_nodes, sparse=sparse, n_features=getattr(self, "n_node_features_", 1),
-            hidden=self.hidden_dim, k=self.structure_k,
+            hidden=self.hidden_dim, k=self.structure_k, layers=self.num_layers,
         )
         if not sparse:
             note += " (structure_k or candidate_hops with graph_path='auto' use the sparse one)"

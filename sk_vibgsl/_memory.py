@@ -8,7 +8,9 @@ Measured on CPU (float32, 1 thread), with a margin; a guide for the
 * Sparse path: the kept learned edges (at most ``2 k`` per node, plus the
   observed and candidate edges) and the node tensors, each a few dozen
   floats wide:
-  :math:`n \left(c_e (2k + \bar d_{cand}) + c_n (F + d)\right)` bytes.
+  :math:`n \left(c_e (2k + \bar d_{cand}) + c_n (F + d)\right)` bytes,
+  the edge and hidden terms scaled by ``num_layers / 2`` (each layer keeps
+  its own messages and activations; measured at two layers only).
 """
 
 from __future__ import annotations
@@ -31,14 +33,15 @@ SPARSE_BYTES_PER_NODE_WIDTH = 40
 
 
 def step_bytes(n_nodes: int, *, sparse: bool, n_features: int = 1, hidden: int = 16,
-               k: int | None = None, degree: float = 0.0) -> int:
+               k: int | None = None, degree: float = 0.0, layers: int = 2) -> int:
     """Estimated extra peak bytes of a training step on one graph of ``n_nodes``."""
     if not sparse:
         return DENSE_BYTES_PER_PAIR * n_nodes * n_nodes
     edges = (2 * k if k is not None else UNKNOWN_DEGREE) + degree
-    scale = hidden / 16
+    depth = layers / 2
+    scale = hidden / 16 * depth
     return int(n_nodes * (SPARSE_BYTES_PER_EDGE * scale * edges
-                          + SPARSE_BYTES_PER_NODE_WIDTH * (n_features + 4 * hidden)))
+                          + SPARSE_BYTES_PER_NODE_WIDTH * (n_features + 4 * hidden * depth)))
 
 
 def describe_step_memory(n_nodes: int, **kwargs) -> str:

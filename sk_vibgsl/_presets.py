@@ -8,9 +8,10 @@ __all__ = ["PAPER_PARAMS"]
 #: parameters: the IB-graph over all node pairs with inner-product scores, no
 #: observed edges, no sparsification and no structure KL term, with the
 #: paper's sizes (``K = 16``, hidden width 16, two graph layers), concrete
-#: temperature and edge threshold. ``VIBGSLClassifier(**PAPER_PARAMS)`` reproduces the model of
-#: release 0.1.0 exactly, whatever later defaults become (tested against that
-#: release's outputs in ``tests/test_presets.py``). Training settings of the
+#: temperature and edge threshold. ``VIBGSLClassifier(**PAPER_PARAMS)``
+#: reproduces the model of release 0.1.0 exactly, whatever later defaults
+#: become (tested against that release's outputs in
+#: ``tests/test_presets.py``). Training settings of the
 #: paper's protocol (200 epochs, β searched over 1e-1 … 1e-6) are those of
 #: ``benchmarks/reproduce_table1.py``.
 PAPER_PARAMS: dict = {

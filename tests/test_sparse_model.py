@@ -224,6 +224,17 @@ def test_max_nodes_auto_follows_the_path_and_states_the_memory():
         VIBGSLClassifier(structure_k=0, **FAST).fit(X, y)
 
 
+def test_sparse_memory_estimate_counts_the_extra_layers():
+    from sk_vibgsl._memory import SPARSE_BYTES_PER_EDGE, SPARSE_BYTES_PER_NODE_WIDTH, step_bytes
+
+    kw = {"sparse": True, "n_features": 3, "hidden": 16, "k": 4}
+    two = step_bytes(1000, **kw)
+    assert two == 1000 * (SPARSE_BYTES_PER_EDGE * 8 + SPARSE_BYTES_PER_NODE_WIDTH * (3 + 64))
+    assert step_bytes(1000, layers=2, **kw) == two
+    assert step_bytes(1000, layers=4, **kw) > 1.9 * two
+    assert step_bytes(1000, sparse=False, layers=4) == step_bytes(1000, sparse=False)
+
+
 @pytest.mark.parametrize("kw", [
     {"edge_score": "cosine", "structure_k": 6},
     {"edge_score": "cosine", "structure_k": 2},  # graph 2: nodes 3 and 5 tie for node 0
