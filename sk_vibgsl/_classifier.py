@@ -32,7 +32,7 @@ from ._threads import (
     set_torch_threads,
 )
 from .callbacks import FiniteLossGuard
-from .nn.backbones import BACKBONES
+from .nn.backbones import BACKBONES, check_num_layers
 from .nn.model import (
     GRAPH_PATHS,
     IB_GRAPH_NORMS,
@@ -419,13 +419,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         for name in ("ib_size", "hidden_dim"):
             value = getattr(self, name)
             check(name, isinstance(value, numbers.Integral) and value >= 1, "an int >= 1")
-        check(
-            "num_layers",
-            isinstance(self.num_layers, numbers.Integral)
-            and not isinstance(self.num_layers, bool)
-            and self.num_layers >= 2,
-            "an int >= 2",
-        )
+        check_num_layers(self.num_layers)
         check("backbone", self.backbone in BACKBONES, f"one of {BACKBONES}")
         check(
             "temperature",

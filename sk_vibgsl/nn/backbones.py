@@ -250,6 +250,12 @@ _LAYERS = {"gcn": DenseGCNLayer, "gat": DenseGATLayer, "gin": DenseGINLayer}
 BACKBONES = tuple(_LAYERS)
 
 
+def check_num_layers(num_layers) -> None:
+    """``ValueError`` naming ``num_layers`` unless it is an int >= 2."""
+    if isinstance(num_layers, bool) or not isinstance(num_layers, Integral) or num_layers < 2:
+        raise ValueError(f"num_layers must be an int >= 2, got {num_layers!r}.")
+
+
 class Backbone(nn.Module):
     r"""A stack of ``num_layers`` graph layers with a ReLU between consecutive ones.
 
@@ -293,8 +299,7 @@ class Backbone(nn.Module):
             raise ValueError(f"backbone must be one of {BACKBONES}, got {kind!r}.")
         if batch_norm and kind != "gin":
             raise ValueError(f"batch_norm=True needs the 'gin' backbone, got {kind!r}.")
-        if isinstance(num_layers, bool) or not isinstance(num_layers, Integral) or num_layers < 2:
-            raise ValueError(f"num_layers must be an int >= 2, got {num_layers!r}.")
+        check_num_layers(num_layers)
         self.kind = kind
         layer = _LAYERS[kind]
         extra = {"batch_norm": True} if batch_norm else {}
