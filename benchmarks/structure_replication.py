@@ -1,0 +1,160 @@
+"""Does a structure setting's paired difference replicate over sets of outer folds?
+
+Reads the ``summary.json`` that ``benchmarks/structure_study.py`` writes in each
+results folder of the structure study (``results/structure_study`` for seed 0,
+``results/structure_study_seed{1,2,...}`` for the other seeds' outer folds; run
+``structure_study.py --results-dir FOLDER`` first so that they are current) and,
+for every (dataset, backbone, setting) paired with the observed graph on at least
+two seeds, writes one row: the paired difference Δ on each seed, their mean
+:math:`\\bar\\Delta = \\frac1S \\sum_s \\Delta_s`, the spread of the seeds'
+Δ (population std), the std of all :math:`10S` fold differences, the folds won–tied–lost
+pooled over the seeds, how many seeds reach Δ ≥ +1.0 and how many fall below
+−0.5 (issue #22's goals 2 and 1), the collapsed folds (at or below the fold's
+majority-class rate) and the worst fold.
+
+Every seed's folds hold the same number of graphs, so :math:`\\bar\\Delta` is
+also the mean over all :math:`10S` folds, and the fold std is exact from the
+seeds' means and stds:
+:math:`\\sigma^2 = \\frac1S \\sum_s (\\sigma_s^2 + \\Delta_s^2) - \\bar\\Delta^2`.
+
+Usage::
+
+    python benchmarks/structure_replication.py [--results-dirs DIR ...] [--out FILE.md]
+
+Writes ``results/structure_replication.md`` and ``.json`` by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+from structure_study import baseline_of  # benchmarks/structure_study.py
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def default_dirs(results: Path = RESULTS) -> list[Path]:
+    """``structure_study`` and every ``structure_study_seed*`` folder with a summary."""
+    dirs = [results / "structure_study", *sorted(results.glob("structure_study_seed*"))]
+    return [d for d in dirs if (d / "summary.json").exists()]
+
+
+def collect(dirs: list[Path]) -> dict:
+    """Cells keyed ``"DATASET backbone setting"``: per seed the cell of its summary
+    (yardsticks included).
+
+    A folder must hold one seed's folds; a setting appears once per seed (the
+    same seed in two folders is an error, not a silent double count)."""
+    per_key: dict[str, dict[int, dict]] = {}
+    for folder in dirs:
+        summary = json.loads((folder / "summary.json").read_text())
+        if len(summary["seeds"]) != 1:
+            raise ValueError(f"{folder}: records of seeds {summary['seeds']}; "
+                             "a folder must hold one seed's outer folds")
+        seed = summary["seeds"][0]
+        for cell, settings in summary["cells"].items():
+            for name, c in settings.items():
+                if "mean" not in c:  # folds missing
+                    continue
+                seeds = per_key.setdefault(f"{cell} {name}", {})
+                if seed in seeds:
+                    raise ValueError(f"{cell} {name}: seed {seed} twice ({folder})")
+                seeds[seed] = c
+    return per_key
+
+
+def replicate(per_key: dict, min_seeds: int = 2) -> list[dict]:
+    """One row per setting run on at least ``min_seeds`` seeds (see the module)."""
+    rows = []
+    for key, by_seed in sorted(per_key.items()):
+        by_seed = {s: c for s, c in by_seed.items() if "paired_diff" in c}
+        if len(by_seed) < min_seeds:
+            continue
+        dataset, backbone, name = key.split()
+        seeds = sorted(by_seed)
+        yardstick = per_key.get(f"{dataset} {backbone} {baseline_of(name)}", {})
+        cells = [by_seed[s] for s in seeds]
+        diffs = np.array([c["paired_diff"] for c in cells])
+        stds = np.array([c["paired_diff_std"] for c in cells])
+        folds = [c["folds"] for c in cells]
+        if len(set(folds)) != 1:
+            raise ValueError(f"{key}: outer folds differ between seeds ({folds})")
+        mean = float(diffs.mean())
+        fold_var = float(np.mean(stds**2 + diffs**2) - mean**2)
+        rows.append({
+            "dataset": dataset, "backbone": backbone, "setting": name, "seeds": seeds,
+            "paired_diff": diffs.tolist(), "mean_diff": mean,
+            "seed_std": float(diffs.std()), "fold_std": float(np.sqrt(max(fold_var, 0.0))),
+            "accuracy": float(np.mean([c["mean"] for c in cells])),
+            "won": sum(c["won"] for c in cells), "tied": sum(c["tied"] for c in cells),
+            "lost": sum(c["lost"] for c in cells),
+            "seeds_gain": int((diffs >= 1.0 - 1e-9).sum()),
+            "seeds_below": int((diffs < -0.5 - 1e-9).sum()),
+            "collapsed": sum(len(c["collapsed_folds"]) for c in cells),
+            "yardstick": baseline_of(name),
+            "yardstick_collapsed": sum(len(yardstick[s]["collapsed_folds"]) for s in seeds),
+            "min_fold": float(min(c["min_fold"] for c in cells)),
+        })
+    return rows
+
+
+def write(rows: list[dict], dirs: list[Path], out: Path) -> None:
+    out.with_suffix(".json").write_text(json.dumps(
+        {"results_dirs": [str(d) for d in dirs], "rows": rows}, indent=2))
+    names = ", ".join(f"`{d.name}`" for d in dirs)
+    lines = [
+        "# Structure study: replication over sets of outer folds",
+        "",
+        f"Written by `python benchmarks/structure_replication.py` from the reports in {names} "
+        "(each written by `benchmarks/structure_study.py`; see each folder's README for the "
+        "protocol and the command of every row). Each seed is its own 10 stratified outer "
+        "folds of the fair protocol, with the same setting and the same commit's library. "
+        "A row appears when its setting is paired with the observed graph (the same "
+        "backbone, `structure_mix=1`, on the same folds) on at least two seeds.",
+        "",
+        "Columns: *Δ per seed*: the paired difference (setting − observed graph, points) on "
+        "each seed's 10 folds, in the order of *seeds*; *mean Δ*: their mean (the mean over "
+        "all folds), ± the std of the seeds' Δ (how much a single seed's report can "
+        "mislead); *fold std*: std of all fold differences; *won–tied–lost*: folds, pooled; "
+        "*≥ +1 / < −0.5*: seeds at or above +1.0 and seeds below −0.5; *collapsed*: folds "
+        "at or below their majority-class rate (⚠), pooled, of the setting and of the "
+        "yardstick it is paired with (a gain over a collapsed yardstick fold is a gain "
+        "over chance, not over the observed graph's structure); *min fold*: the worst "
+        "accuracy of any fold of the setting.",
+        "",
+        "| dataset | backbone | setting | seeds | Δ per seed | mean Δ | fold std "
+        "| won–tied–lost | ≥ +1 / < −0.5 | collapsed (setting / yardstick) | min fold |",
+        "|---|---|---|---|---|---:|---:|:-:|:-:|:-:|---:|",
+    ]
+    for r in rows:
+        per_seed = " / ".join(f"{d:+.1f}" for d in r["paired_diff"])
+        warn = " / ".join(f"{n} ⚠" if n else "0"
+                          for n in (r["collapsed"], r["yardstick_collapsed"]))
+        lines.append(
+            f"| {r['dataset']} | {r['backbone'].upper()} | {r['setting']} | "
+            f"{','.join(map(str, r['seeds']))} | {per_seed} | "
+            f"{r['mean_diff']:+.2f} ± {r['seed_std']:.2f} | {r['fold_std']:.1f} | "
+            f"{r['won']}–{r['tied']}–{r['lost']} | {r['seeds_gain']} / {r['seeds_below']} | "
+            f"{warn} | {r['min_fold']:.1f} |")
+    out.write_text("\n".join(lines) + "\n")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results-dirs", nargs="+", default=None,
+                        help="folders with a summary.json (default: structure_study and "
+                             "structure_study_seed*)")
+    parser.add_argument("--min-seeds", type=int, default=2)
+    parser.add_argument("--out", default=str(RESULTS / "structure_replication.md"))
+    args = parser.parse_args(argv)
+    dirs = [Path(d) for d in args.results_dirs] if args.results_dirs else default_dirs()
+    rows = replicate(collect(dirs), args.min_seeds)
+    write(rows, dirs, Path(args.out))
+    print(f"wrote {args.out} ({len(rows)} rows from {len(dirs)} folders)")
+
+
+if __name__ == "__main__":
+    main()

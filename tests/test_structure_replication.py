@@ -1,0 +1,82 @@
+"""``benchmarks/structure_replication.py``: the structure study pooled over seeds."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import shared_datasets
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = shared_datasets()
+pytestmark = pytest.mark.skipif(DATA is None or not (DATA / "MUTAG").is_dir(),
+                                reason="needs ../shared/datasets/MUTAG")
+
+
+def _import_scripts():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import structure_replication
+        import structure_study
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return structure_study, structure_replication
+
+
+def _write(folder: Path, seed: int, accs) -> None:
+    folder.mkdir(parents=True)
+    with (folder / "table1_runs.jsonl").open("w") as f:
+        for fold, acc in enumerate(accs):
+            f.write(json.dumps({
+                "protocol": "fair", "dataset": "MUTAG", "backbone": "gin", "fold": fold,
+                "n_folds": 10, "seed": seed, "test_acc": float(acc), "ib_density": 0.5,
+                "chosen_beta": 1e-3, "fair_betas": "0.001", "chosen": {}}) + "\n")
+
+
+def _study(study, folder: Path, seed: int, observed, settings: dict) -> None:
+    _write(folder / "observed", seed, observed)
+    for name, accs in settings.items():
+        _write(folder / name, seed, accs)
+    study.write(study.compare(folder, str(DATA)), folder)
+
+
+def test_rows_pool_the_folds_of_every_seed(tmp_path):
+    """The mean and std of the pooled fold differences, folds won-tied-lost summed,
+    seeds counted against the goals' thresholds, and collapses of the setting and of
+    its yardstick; a setting run on one seed has no row."""
+    study, replication = _import_scripts()
+    rng = np.random.default_rng(0)
+    obs3, obs4 = rng.uniform(75, 95, 10).round(1), rng.uniform(75, 95, 10).round(1)
+    obs4[2] = 10.0  # below any fold's majority-class rate: a collapsed yardstick fold
+    d3 = np.array([2.0, -1.0, 0.0, 3.0, 1.0, -2.0, 0.0, 1.0, 1.0, 5.0])  # mean +1.0
+    # the setting recovers fold 2 and collapses on fold 9 (at most 95 - 64 = 31 %)
+    d4 = np.array([-1.0, -1.0, 70.0, 0.0, -2.0, -1.0, -1.0, -1.0, -1.0, -64.0])
+    _study(study, tmp_path / "s3", 3, obs3, {"mix": obs3 + d3, "once": obs3})
+    _study(study, tmp_path / "s4", 4, obs4, {"mix": obs4 + d4})
+    rows = replication.replicate(replication.collect([tmp_path / "s3", tmp_path / "s4"]))
+    assert [r["setting"] for r in rows] == ["mix"]
+    row = rows[0]
+    pooled = np.concatenate([d3, d4])
+    assert row["seeds"] == [3, 4]
+    assert row["paired_diff"] == pytest.approx([d3.mean(), d4.mean()])
+    assert row["mean_diff"] == pytest.approx(pooled.mean())
+    assert row["fold_std"] == pytest.approx(pooled.std())
+    assert (row["won"], row["tied"], row["lost"]) == (6 + 1, 2 + 1, 2 + 8)
+    assert (row["seeds_gain"], row["seeds_below"]) == (1, 0)  # d4's mean is -0.2
+    assert (row["collapsed"], row["yardstick"], row["yardstick_collapsed"]) == (
+        1, "observed", 1)
+    out = tmp_path / "replication.md"
+    replication.write(rows, [tmp_path / "s3", tmp_path / "s4"], out)
+    line = next(x for x in out.read_text().splitlines() if x.startswith("| MUTAG"))
+    assert "| 3,4 | +1.0 / -0.2 | +0.40 ± 0.60 |" in line
+    assert "| 1 ⚠ / 1 ⚠ |" in line
+
+
+def test_one_seed_in_two_folders_is_refused(tmp_path):
+    study, replication = _import_scripts()
+    observed = np.full(10, 80.0)
+    _study(study, tmp_path / "a", 3, observed, {"mix": observed + 1})
+    _study(study, tmp_path / "b", 3, observed, {"mix": observed - 1})
+    with pytest.raises(ValueError, match="seed 3 twice"):
+        replication.collect([tmp_path / "a", tmp_path / "b"])
