@@ -101,10 +101,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
         Number of graph layers of the GNN, at least 2 (the paper's). Each
         extra layer is ``hidden_dim`` wide and widens a node's receptive
         field by one hop; every layer sees the same (learned or mixed) graph.
-        GIN sums its neighbours without normalising: deeper than three layers,
+        GIN sums its neighbours without normalising: deeper than two layers,
         use it with ``module__batch_norm=True`` (on NCI1 a four-layer GIN of
         width 64 without it stayed at chance for 300 epochs, with it reached
-        80 %; ``benchmarks/results/capacity_probe``).
+        80 %, ``benchmarks/results/capacity_probe``; with three layers, width
+        64 and ``readout="sum"`` it stayed at chance on IMDB-BINARY and
+        IMDB-MULTI, ``benchmarks/results/structure_study``).
     backbone : {"gcn", "gin", "gat"}, default="gcn"
         GNN layer type (GCN measured best of the three at the other defaults
         on IMDB-BINARY; see the README).
