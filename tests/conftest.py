@@ -1,10 +1,14 @@
-"""Shared fixtures: seeding, small synthetic graphs, the shared dataset folder."""
+"""Shared fixtures: seeding, small synthetic graphs, the shared dataset folder, and
+the benchmark scripts as modules."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -53,3 +57,14 @@ def shared_datasets() -> Path | None:
         if path.is_dir():
             return path
     return None
+
+
+def benchmark_script(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` imported as a module (the scripts import their
+    siblings, so ``benchmarks/`` is on ``sys.path`` while it loads)."""
+    folder = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(folder)

@@ -1,27 +1,19 @@
 """``benchmarks/structure_replication.py``: the structure study pooled over seeds."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import shared_datasets
+from conftest import benchmark_script, shared_datasets
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = shared_datasets()
 pytestmark = pytest.mark.skipif(DATA is None or not (DATA / "MUTAG").is_dir(),
                                 reason="needs ../shared/datasets/MUTAG")
 
 
 def _import_scripts():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import structure_replication
-        import structure_study
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return structure_study, structure_replication
+    return benchmark_script("structure_study"), benchmark_script("structure_replication")
 
 
 def _write(folder: Path, seed: int, accs) -> None:

@@ -1,26 +1,19 @@
 """``benchmarks/structure_study.py``: the paired report of the structure study."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import shared_datasets
+from conftest import benchmark_script, shared_datasets
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = shared_datasets()
 pytestmark = pytest.mark.skipif(DATA is None or not (DATA / "MUTAG").is_dir(),
                                 reason="needs ../shared/datasets/MUTAG")
 
 
 def _import_script():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import structure_study
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return structure_study
+    return benchmark_script("structure_study")
 
 
 def _write(folder: Path, accs, **extra) -> None:
