@@ -101,12 +101,13 @@ class VIBGSLClassifier(NeuralNetClassifier):
         Number of graph layers of the GNN, at least 2 (the paper's). Each
         extra layer is ``hidden_dim`` wide and widens a node's receptive
         field by one hop; every layer sees the same (learned or mixed) graph.
-        GIN sums its neighbours without normalising: deeper than two layers,
-        use it with ``module__batch_norm=True`` (on NCI1 a four-layer GIN of
-        width 64 without it stayed at chance for 300 epochs, with it reached
-        80 %, ``benchmarks/results/capacity_probe``; with three layers, width
-        64 and ``readout="sum"`` it stayed at chance on IMDB-BINARY and
-        IMDB-MULTI, ``benchmarks/results/structure_study``).
+        GIN sums its neighbours without normalising, and deeper than two
+        layers it may not train without ``module__batch_norm=True``: on NCI1
+        a four-layer GIN of width 64 stayed at chance for 300 epochs without
+        it and reached 80 % with it (three layers trained either way,
+        ``benchmarks/results/capacity_probe``); with three layers, width 64
+        and ``readout="sum"`` it stayed at chance on IMDB-BINARY and
+        IMDB-MULTI without it (``benchmarks/results/structure_study``).
     backbone : {"gcn", "gin", "gat"}, default="gcn"
         GNN layer type (GCN measured best of the three at the other defaults
         on IMDB-BINARY; see the README).
