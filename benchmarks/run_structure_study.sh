@@ -100,7 +100,7 @@ run paper__deep "${V[@]}" "${DEEP[@]}"
 # yardstick stayed at chance on the social datasets (observed__gdeep: IMDB-B 51.5, IMDB-M
 # 35.7; the sums over dense ego-networks, three layers deep and summed again by the readout,
 # start the training loss near 10, and on one 80/20 split it was still 0.74 after 100 epochs,
-# against 0.34 with batch norm), so the rows that pair with it
+# against 0.34 with batch norm: benchmarks/gin_depth_check.py), so the rows that pair with it
 # batch-normalise each GIN layer (module__batch_norm=True), as the num_layers docs say;
 # a setting named NAME__gdeepbn is paired with observed__gdeepbn
 GDEEP=(--backbones gin --set hidden_dim=64 --set num_layers=3 --set readout=sum --epochs 300
