@@ -263,6 +263,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
                                  for s in search.cv_results_["mean_test_score"]])
         if best[-1].learn_mix:  # the gate the refit learned (structure_mix is its start)
             out.update(learned_mix=best[-1].module_.mix.item())
+        if getattr(best[-1], "observed_branch", False):  # the learned channel's gate α
+            out.update(branch_gate=best[-1].module_.branch_gate.item())
         if unit["patience"]:  # the refit's own stopping point
             history = search.best_estimator_[-1].history
             out.update(epochs_run=len(history),

@@ -39,6 +39,10 @@ run hops2 "${V[@]}" --set candidate_hops=2
 run hops1 "${V[@]}" --set candidate_hops=1
 run mix05 "${V[@]}" --set structure_mix=0.5
 run mix05_learned "${V[@]}" --set structure_mix=0.5 --set learn_mix=True
+# the learned graph as a channel of its own: a second GNN on the observed graph, the learned
+# graph's pooled output added through a gate alpha that starts at 0 (observed_branch=True), so
+# that the learned edges neither replace nor dilute the observed ones
+run branch "${V[@]}" --set observed_branch=True
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row

@@ -87,9 +87,10 @@ def compare(results: Path, data_home: str | None) -> dict:
                              chosen=_chosen_counts([records[(dataset, backbone, f)]
                                                     for f in folds]),
                              density=(float(np.mean(dens)) if None not in dens else None))
-                gates = [records[(dataset, backbone, f)].get("learned_mix") for f in folds]
-                if None not in gates:  # learn_mix: the refits' gates
-                    entry.update(learned_mix=[float(g) for g in gates])
+                for gate in ("learned_mix", "branch_gate"):  # the refits' learned gates
+                    gates = [records[(dataset, backbone, f)].get(gate) for f in folds]
+                    if None not in gates:
+                        entry[gate] = [float(g) for g in gates]
                 if dataset not in majority:
                     seed = records[(dataset, backbone, folds[0])]["seed"]
                     majority[dataset] = majority_rates(dataset, data_home, n_folds, seed)
@@ -206,8 +207,9 @@ def write(summary: dict, results: Path) -> None:
         "that fold's majority-class rate (a collapse); *density*: mean share of node pairs "
         "joined by a learned edge in the refit's IB-graphs of the test fold (the observed "
         "graph's own density in the `observed` row); *chosen*: folds per value an inner "
-        "search chose, and for a learned gate (`learn_mix=True`) the median (range) over "
-        "folds of the λ each refit learned.",
+        "search chose, and for a learned gate the median (range) over folds of the gate "
+        "each refit learned: λ with `learn_mix=True`, the learned channel's α with "
+        "`observed_branch=True`.",
         "",
         "| dataset | backbone | setting | accuracy | paired Δ | won–tied–lost | min fold "
         "| density | chosen (folds) |",
@@ -226,10 +228,12 @@ def write(summary: dict, results: Path) -> None:
             chosen = ", ".join(f"{k}: {v}" for k, v in c["chosen"].items()
                                if not (k == "beta" and v == c["folds"]
                                        and len(c["chosen"]) == 1))
-            if "learned_mix" in c:
-                gates = c["learned_mix"]
-                chosen = (f"{chosen}, " if chosen else "") + (
-                    f"learned λ {np.median(gates):.2f} ({min(gates):.2f}–{max(gates):.2f})")
+            for gate, symbol in (("learned_mix", "λ"), ("branch_gate", "α")):
+                if gate in c:
+                    gates = c[gate]
+                    chosen = (f"{chosen}, " if chosen else "") + (
+                        f"learned {symbol} {np.median(gates):.2f} "
+                        f"({min(gates):.2f}–{max(gates):.2f})")
             chosen = chosen or "—"
             lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
                          f"{c['mean']:.1f} ± {c['std']:.1f} | {diff} | {wtl} | "

@@ -151,6 +151,18 @@ class VIBGSLClassifier(NeuralNetClassifier):
         (one scalar :math:`\theta`, trained with the rest), starting at
         ``structure_mix``, which must then lie in :math:`(0, 1)`; the fitted
         value is ``module_.mix``.
+    observed_branch : bool, default=False
+        Give the learned graph a channel of its own beside the observed one:
+        a second GNN of the same kind runs on the observed graph, and the
+        pooled vector that gives :math:`(\mu, \sigma)` is
+        :math:`R(f_{obs}(X_{IB}, A_{obs})) + \alpha\, R(f(X_{IB}, A))`,
+        with :math:`R` the readout, :math:`A` the IB-graph (mixed by
+        ``structure_mix``) and :math:`\alpha` a learned scalar starting at 0,
+        so that training starts from the GNN on the observed graph. Unlike
+        ``structure_mix``, the learned edges neither replace nor dilute the
+        observed ones. Needs structure learning (``structure_mix < 1``); on
+        a table (no edges) the observed branch sees no edges. The fitted gate
+        is ``module_.branch_gate``.
     node_attr : str, default="x"
         Node attribute holding the features of networkx graphs.
     max_pairs : int, "auto" or None, default="auto"
@@ -334,6 +346,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         edge_beta: float = 0.0,
         edge_prior: float = 0.1,
         learn_mix: bool = False,
+        observed_branch: bool = False,
         node_attr: str = "x",
         max_pairs: int | str | None = "auto",
         max_nodes: int | str | None = "auto",
@@ -384,6 +397,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.edge_beta = edge_beta
         self.edge_prior = edge_prior
         self.learn_mix = learn_mix
+        self.observed_branch = observed_branch
         self.node_attr = node_attr
         self.max_pairs = max_pairs
         self.max_nodes = max_nodes
@@ -462,6 +476,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "a bool, True only with structure_mix in (0, 1)",
         )
         check(
+            "observed_branch",
+            isinstance(self.observed_branch, bool | np.bool_)
+            and (not self.observed_branch or self.structure_mix < 1),
+            "a bool, True only with structure_mix < 1 (structure learning)",
+        )
+        check(
             "max_pairs",
             self.max_pairs is None
             or self.max_pairs == "auto"
@@ -528,6 +548,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             "candidate_hops": self.candidate_hops,
             "edge_prior": self.edge_prior if self.edge_beta > 0 else None,
             "learn_mix": self.learn_mix,
+            "observed_branch": bool(self.observed_branch),
             "graph_path": self.graph_path,
             "top_k_search": self.top_k_search,
             "ib_graph_norm": self.ib_graph_norm,
@@ -669,7 +690,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
     def _uses_observed_graph(self) -> bool:
         """Whether batches must carry the observed adjacency."""
         return self.structure_mix > 0 or (
-            self.structure_mix < 1 and self.candidate_hops is not None
+            self.structure_mix < 1
+            and (self.candidate_hops is not None or bool(self.observed_branch))
         )
 
     def get_dataset(self, X, y=None):

@@ -451,3 +451,7 @@ def test_reproduce_table1_records_the_gate_a_learn_mix_refit_learned(tmp_path, m
     assert 0 < record["learned_mix"] < 1 and record["learned_mix"] != 0.5
     args = rt.parse([*base, "--set", "structure_mix=0.5"])
     assert "learned_mix" not in rt.run_unit(rt.plan(args)[0], args, 1)
+    # with observed_branch=True it keeps the learned channel's gate alpha (which starts at 0)
+    args = rt.parse([*base, "--set", "observed_branch=True"])
+    record = rt.run_unit(rt.plan(args)[0], args, 1)
+    assert record["branch_gate"] == fitted[-1].module_.branch_gate.item() != 0.0

@@ -250,6 +250,9 @@ def test_sparse_memory_estimate_counts_the_extra_layers():
     {"readout": "sum", "candidate_hops": 1, "structure_mix": 0.5},
     {"num_layers": 3, "structure_k": 2},
     {"num_layers": 4, "candidate_hops": 1, "structure_mix": 0.5},
+    {"observed_branch": True, "structure_k": 2, "gate": 0.6},
+    {"observed_branch": True, "candidate_hops": 1, "structure_mix": 0.5, "readout": "sum",
+     "gate": -1.3},
 ])
 def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     """Top-k, candidates, cosine scores and the learned mix are the same
@@ -257,7 +260,11 @@ def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     candidate (k >= n - 1 or no k), the density always."""
     x, mask, adj = _padded()
     lam = kw.pop("structure_mix", 0.0)
+    gate = kw.pop("gate", None)
     m = _module("gcn", lam, **kw).eval()
+    if gate is not None:  # the observed branch's gate away from 0, so both branches count
+        with torch.no_grad():
+            m.branch_gate.fill_(gate)
     logits, kl, edge_kl, density = m(x, mask, adj)
     m.graph_path = "sparse"
     s_logits, s_kl, s_edge_kl, s_density = m(x, mask, adj)

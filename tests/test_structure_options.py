@@ -337,3 +337,80 @@ def test_learned_mix_is_a_trained_gate_starting_at_structure_mix(graphs):
     clf = VIBGSLClassifier(max_epochs=3, structure_mix=0.5, learn_mix=True, random_state=0)
     clf.fit(X, y)
     assert 0 < clf.module_.mix.item() < 1 and clf.module_.mix.item() != 0.5
+
+
+def _pooled(model, gnn, x, mask, adj):
+    """The mean readout of ``gnn`` on ``(x, adj)`` over the real nodes."""
+    return (gnn(x, adj, mask).sum(-2) / mask.sum(-1, keepdim=True)).detach()
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gin", "gat"])
+def test_observed_branch_adds_the_gated_learned_channel_to_the_observed_one(backbone):
+    """R(f_obs(X_IB, A_obs)) + alpha R(f(X_IB, A)) gives (mu, sigma)."""
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, ib_size=3, backbone=backbone,
+                         observed_branch=True, structure_mix=0.2).eval()
+    with torch.no_grad():
+        model.branch_gate.fill_(0.7)
+        mu, sigma, *_ = model.encode(x, mask, adj)
+        x_ib, a = model.ib_graph(x, mask, adj)
+    pooled = _pooled(model, model.observed_gnn, x_ib, mask, adj) + 0.7 * _pooled(
+        model, model.gnn, x_ib, mask, a
+    )
+    torch.testing.assert_close(mu, pooled[:, :3])
+
+
+def test_observed_branch_starts_as_the_gnn_on_the_observed_graph():
+    """With the gate at its initial 0 the model is the observed-graph model
+    (``structure_mix=1``) with the observed branch's weights."""
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, observed_branch=True).eval()
+    assert model.branch_gate.item() == 0.0
+    plain = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=1.0).eval()
+    plain.gnn.load_state_dict(model.observed_gnn.state_dict())
+    plain.classifier.load_state_dict(model.classifier.state_dict())
+    plain.feature_mask.load_state_dict(model.feature_mask.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(model(x, mask, adj)[0], plain(x, mask, adj)[0])
+
+
+def test_observed_branch_gradients_reach_the_gate_and_then_both_branches():
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, observed_branch=True, temperature=1.0)
+    model(x, mask, adj)[0].pow(2).sum().backward()
+    assert model.branch_gate.grad.abs() > 0  # the gate leaves 0 ...
+    assert all(p.grad.abs().sum() > 0 for p in model.observed_gnn.parameters())
+    model.zero_grad()
+    with torch.no_grad():
+        model.branch_gate.fill_(0.5)  # ... and then the learned channel trains
+    model(x, mask, adj)[0].pow(2).sum().backward()
+    for part in (model.gnn, model.structure, model.observed_gnn):
+        for name, p in part.named_parameters():
+            assert p.grad is not None and p.grad.abs().sum() > 0, name
+
+
+def test_observed_branch_is_refused_without_structure_learning_and_needs_adj(graphs):
+    with pytest.raises(ValueError, match="observed_branch"):
+        VIBGSLModule(5, 2, structure_mix=1.0, observed_branch=True)
+    with pytest.raises(ValueError, match="observed_branch"):
+        VIBGSLModule(5, 2, observed_branch=1)
+    x, mask, _ = _batch()
+    with pytest.raises(ValueError, match="observed_branch=True needs the observed adjacency"):
+        VIBGSLModule(5, 2, observed_branch=True)(x, mask)
+    X, y = graphs
+    for bad in ({"structure_mix": 1.0, "observed_branch": True}, {"observed_branch": "yes"}):
+        with pytest.raises(ValueError, match="observed_branch must be"):
+            VIBGSLClassifier(max_epochs=1, **bad).fit(X, y)
+
+
+def test_observed_branch_fits_and_learns_its_gate(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(max_epochs=3, observed_branch=True, random_state=0).fit(X, y)
+    assert clf.module_.branch_gate.item() != 0.0
+    assert clf.predict_proba(X).shape == (len(X), 2)
+    # ib_graphs shows the learned graph the second branch sees (no observed part)
+    _, learned = clf.ib_graphs(X[:1])[0]
+    assert learned.shape == (len(X[0][0]),) * 2

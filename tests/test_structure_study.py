@@ -38,16 +38,21 @@ def test_report_pairs_folds_and_shows_the_learned_gate(tmp_path):
     _write(tmp_path / "observed", observed)
     _write(tmp_path / "gate", observed + diff, learned_mix=gates)
     _write(tmp_path / "fixed", observed - 1.0)
+    branch_gates = np.linspace(-0.2, 0.7, 10)
+    _write(tmp_path / "branch", observed, branch_gate=branch_gates)
     summary = study.compare(tmp_path, str(DATA))
     cell = summary["cells"]["MUTAG gin"]
     assert cell["gate"]["paired_diff"] == pytest.approx(diff.mean())
     assert (cell["gate"]["won"], cell["gate"]["tied"], cell["gate"]["lost"]) == (6, 2, 2)
     assert cell["gate"]["learned_mix"] == pytest.approx(gates)
     assert "learned_mix" not in cell["fixed"]
+    assert cell["branch"]["branch_gate"] == pytest.approx(branch_gates)
+    assert "branch_gate" not in cell["gate"]
     study.write(summary, tmp_path)
     rows = {line.split(" | ")[2]: line for line in
             (tmp_path / "README.md").read_text().splitlines() if line.startswith("| MUTAG")}
     assert f"learned λ {np.median(gates):.2f} (0.55–0.95)" in rows["gate"]
+    assert f"learned α {np.median(branch_gates):.2f} (-0.20–0.70)" in rows["branch"]
     assert rows["fixed"].endswith("| — |")
     assert "10 outer stratified folds (seed 3)" in (tmp_path / "README.md").read_text()
 

@@ -139,6 +139,21 @@ class VIBGSLModule(nn.Module):
         exactly, which is faster there. The hashing directions are seeded
         by the buffer ``top_k_seed``, drawn from torch's global generator
         when the module is built.
+    observed_branch : bool, default=False
+        Add a second GNN of the same kind, :math:`f_{obs}`, that runs on the
+        observed graph, and a scalar gate :math:`\alpha` (a parameter,
+        initially 0); the pooled vector that gives :math:`(\mu, \sigma)` is
+
+        .. math::
+            R\left(f_{obs}(X_{IB}, A_{obs})\right)
+            + \alpha\, R\left(f(X_{IB}, A)\right)
+
+        with :math:`R` the readout and :math:`A` the IB-graph (mixed as
+        above). The learned graph then adds a channel of its own instead of
+        replacing or diluting the observed edges (as ``structure_mix`` does),
+        and training starts from the GNN on the observed graph
+        (:math:`\alpha = 0`, as ReZero starts its residual branches). Needs
+        structure learning (``structure_mix < 1``) and ``adj``.
 
     Returns (forward)
     -----------------
@@ -176,8 +191,15 @@ class VIBGSLModule(nn.Module):
         ib_graph_norm: str = "none",
         readout: str = "mean",
         num_layers: int = 2,
+        observed_branch: bool = False,
     ) -> None:
         super().__init__()
+        if not isinstance(observed_branch, bool) or (observed_branch and structure_mix >= 1):
+            raise ValueError(
+                "observed_branch must be a bool, True only with structure learning "
+                f"(structure_mix < 1), got {observed_branch!r} with "
+                f"structure_mix={structure_mix!r}."
+            )
         if readout not in READOUTS:
             raise ValueError(f"readout must be one of {READOUTS}, got {readout!r}.")
         self.readout = readout
@@ -224,6 +246,13 @@ class VIBGSLModule(nn.Module):
         self.top_k_search = top_k_search
         if top_k_search == "approx":  # drawn last: the weights' draw is that of "exact"
             self.register_buffer("top_k_seed", torch.randint(2**31 - 1, ()))
+        # drawn after everything else, so that the other weights are drawn as without it
+        self.observed_gnn = (
+            Backbone(backbone, in_channels, hidden_dim, 2 * ib_size, batch_norm, num_layers)
+            if observed_branch
+            else None
+        )
+        self.branch_gate = nn.Parameter(torch.zeros(())) if observed_branch else None
 
     @property
     def ann_seed(self) -> int:
@@ -232,8 +261,10 @@ class VIBGSLModule(nn.Module):
 
     @property
     def uses_observed_graph(self) -> bool:
-        return self.structure_mix > 0 or (
-            self.structure is not None and self.candidate_hops is not None
+        return (
+            self.structure_mix > 0
+            or self.observed_gnn is not None
+            or (self.structure is not None and self.candidate_hops is not None)
         )
 
     @property
@@ -244,6 +275,8 @@ class VIBGSLModule(nn.Module):
     def _check_adj(self, adj: Tensor | None) -> None:
         if adj is None and self.structure_mix > 0:
             raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+        if adj is None and self.observed_gnn is not None:
+            raise ValueError("observed_branch=True needs the observed adjacency `adj`.")
         if adj is None and self.uses_observed_graph:
             raise ValueError("candidate_hops needs the observed adjacency `adj`.")
 
@@ -313,11 +346,14 @@ class VIBGSLModule(nn.Module):
 
     def project(self, x: Tensor, mask: Tensor) -> list[Tensor]:
         """``[X_IB @ W.T]`` for the GNN's first weight and, with structure
-        learning, the structure learner's first weight (each ``B × N × out``),
+        learning, the structure learner's first weight, then with
+        ``observed_branch`` the observed-graph GNN's (each ``B × N × out``),
         through :meth:`~sk_vibgsl.nn.FeatureMask.project` when the mask is learned."""
         weights = [self.gnn.conv1.first_weight]
         if self.structure is not None:
             weights.append(self.structure.lin1.weight)
+        if self.observed_gnn is not None:
+            weights.append(self.observed_gnn.conv1.first_weight)
         if self.feature_mask is not None:
             return self.feature_mask.project(x, mask, weights)
         w = torch.cat(weights)
@@ -350,12 +386,24 @@ class VIBGSLModule(nn.Module):
                 edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
             if self.structure_mix > 0:
                 a = lam * adj + (1 - lam) * a
-        h = self.gnn.forward_projected(projected[0], a, mask)
+        pooled = self._pool(self.gnn.forward_projected(projected[0], a, mask), mask)
+        if self.observed_gnn is not None:
+            h_obs = self.observed_gnn.forward_projected(projected[2], adj, mask)
+            pooled = self.with_observed_branch(pooled, self._pool(h_obs, mask))
+        mu, sigma = gaussian_parameters(pooled, self.ib_size)
+        return mu, sigma, edge_kl, density
+
+    def _pool(self, h: Tensor, mask: Tensor) -> Tensor:
+        """The readout over the real nodes of ``h`` (``B × N × C``; padded rows are 0)."""
         pooled = h.sum(-2)
         if self.readout == "mean":
             pooled = pooled / mask.sum(-1, keepdim=True).clamp(min=1).to(h.dtype)
-        mu, sigma = gaussian_parameters(pooled, self.ib_size)
-        return mu, sigma, edge_kl, density
+        return pooled
+
+    def with_observed_branch(self, pooled: Tensor, observed: Tensor) -> Tensor:
+        r""":math:`R(f_{obs}) + \alpha R(f)` from the pooled outputs of the
+        observed-graph GNN (``observed``) and of the IB-graph's (``pooled``)."""
+        return observed + self.branch_gate * pooled
 
     def forward(
         self,

@@ -112,7 +112,8 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
                     adj_weight=None, noise: Tensor | None = None):
     """The IB-graph on the sparse path: ``(batch, h, graph, edges, observed)``.
 
-    ``h`` is the GNN's first projection of :math:`X_{IB}` on the real nodes,
+    ``h`` is the list of first projections of :math:`X_{IB}` on the real
+    nodes (:meth:`~sk_vibgsl.nn.VIBGSLModule.project`; ``h[0]`` the GNN's),
     ``graph`` the coalesced mixed graph :math:`\\lambda A_{obs} + (1 - \\lambda) A_{IB}`
     (:class:`~sk_vibgsl.nn.sparse_backbones.EdgeGraph`), ``edges`` the
     :class:`~sk_vibgsl.nn.sparse_structure.IBEdges` (``None`` without
@@ -122,6 +123,8 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     has_obs = adj is not None or adj_index is not None
     if module.structure_mix > 0 and not has_obs:
         raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
+    if module.observed_gnn is not None and not has_obs:
+        raise ValueError("observed_branch=True needs the observed adjacency `adj`.")
     hops = module.candidate_hops
     if hops is not None and module.structure is not None and not has_obs:
         raise ValueError("candidate_hops needs the observed adjacency `adj`.")
@@ -155,7 +158,7 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     # the learned pairs alone are unique (u < v, both directions once)
     unique = edges is not None and module.structure_mix == 0
     graph = edge_graph(index, weight, t, coalesced=unique)
-    return batch, flat[0], graph, edges, (obs_index, obs_weight)
+    return batch, flat, graph, edges, (obs_index, obs_weight)
 
 
 def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
@@ -167,10 +170,14 @@ def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     batch, h, graph, edges, observed = sparse_ib_graph(
         module, x, mask, adj, adj_index, adj_weight, noise
     )
-    out = sparse_backbone(module.gnn, h, graph)
+    out = sparse_backbone(module.gnn, h[0], graph)
     n_graphs = mask.shape[0]
     readout = mean_pool if module.readout == "mean" else sum_pool
     pooled = readout(out, batch.graph_of, n_graphs)
+    if module.observed_gnn is not None:
+        obs_graph = edge_graph(*observed, len(batch.real), coalesced=False)
+        obs_out = sparse_backbone(module.observed_gnn, h[2], obs_graph)
+        pooled = module.with_observed_branch(pooled, readout(obs_out, batch.graph_of, n_graphs))
     edge_kl = pooled.new_zeros(n_graphs)
     if edges is None:
         return pooled, edge_kl, observed_density(*observed, batch).to(pooled.dtype)
