@@ -892,7 +892,9 @@ class VIBGSLClassifier(NeuralNetClassifier):
             For each sample in input order: the masked node features
             ``(n_nodes, n_node_features_)`` and the learned weighted adjacency
             ``(n_nodes, n_nodes)`` that the GNN sees (including the observed
-            part when ``structure_mix > 0``): a dense ndarray for graphs of
+            part when ``structure_mix > 0``; with ``observed_branch=True`` the
+            graph of the learned channel, beside which a second GNN sees the
+            observed graph as given): a dense ndarray for graphs of
             batches on the dense path, a ``scipy.sparse.csr_array`` (same
             values, no explicit zeros) for those on the sparse path
             (``graph_path``). In tabular mode every sample
