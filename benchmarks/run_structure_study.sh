@@ -43,6 +43,9 @@ run mix05_learned "${V[@]}" --set structure_mix=0.5 --set learn_mix=True
 # graph's pooled output added through a gate alpha that starts at 0 (observed_branch=True), so
 # that the learned edges neither replace nor dilute the observed ones
 run branch "${V[@]}" --set observed_branch=True
+# its control: the same two gated branches, the second on (almost) the observed graph as well
+# (0.999 A_obs + 0.001 A_IB): what the second GNN and the gate add without a learned graph
+run branch_control "${V[@]}" --set observed_branch=True --set structure_mix=0.999
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
