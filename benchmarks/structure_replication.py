@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from structure_study import baseline_of  # benchmarks/structure_study.py
+from structure_study import CONTROL, baseline_of  # benchmarks/structure_study.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -66,16 +66,22 @@ def collect(dirs: list[Path]) -> dict:
     return per_key
 
 
-def replicate(per_key: dict, min_seeds: int = 2) -> list[dict]:
-    """One row per setting run on at least ``min_seeds`` seeds (see the module)."""
+def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> list[dict]:
+    """One row per setting run on at least ``min_seeds`` seeds (see the module),
+    paired with the observed graph (``against="observed"``) or with its control
+    ``NAME_control`` (``"control"``: the structure study's ``vs_control``)."""
     rows = []
     for key, by_seed in sorted(per_key.items()):
+        if against == "control":
+            by_seed = {s: {**c, **c["vs_control"]} for s, c in by_seed.items()
+                       if "vs_control" in c}
         by_seed = {s: c for s, c in by_seed.items() if "paired_diff" in c}
         if len(by_seed) < min_seeds:
             continue
         dataset, backbone, name = key.split()
         seeds = sorted(by_seed)
-        yardstick = per_key.get(f"{dataset} {backbone} {baseline_of(name)}", {})
+        reference = baseline_of(name) if against == "observed" else name + CONTROL
+        yardstick = per_key.get(f"{dataset} {backbone} {reference}", {})
         cells = [by_seed[s] for s in seeds]
         diffs = np.array([c["paired_diff"] for c in cells])
         stds = np.array([c["paired_diff_std"] for c in cells])
@@ -94,16 +100,18 @@ def replicate(per_key: dict, min_seeds: int = 2) -> list[dict]:
             "seeds_gain": int((diffs >= 1.0 - 1e-9).sum()),
             "seeds_below": int((diffs < -0.5 - 1e-9).sum()),
             "collapsed": sum(len(c["collapsed_folds"]) for c in cells),
-            "yardstick": baseline_of(name),
+            "yardstick": reference,
             "yardstick_collapsed": sum(len(yardstick[s]["collapsed_folds"]) for s in seeds),
             "min_fold": float(min(c["min_fold"] for c in cells)),
         })
     return rows
 
 
-def write(rows: list[dict], dirs: list[Path], out: Path) -> None:
+def write(rows: list[dict], dirs: list[Path], out: Path,
+          control_rows: list[dict] | None = None) -> None:
     out.with_suffix(".json").write_text(json.dumps(
-        {"results_dirs": [str(d) for d in dirs], "rows": rows}, indent=2))
+        {"results_dirs": [str(d) for d in dirs], "rows": rows,
+         "control_rows": control_rows or []}, indent=2))
     names = ", ".join(f"`{d.name}`" for d in dirs)
     lines = [
         "# Structure study: replication over sets of outer folds",
@@ -125,6 +133,21 @@ def write(rows: list[dict], dirs: list[Path], out: Path) -> None:
         "over chance, not over the observed graph's structure); *min fold*: the worst "
         "accuracy of any fold of the setting.",
         "",
+        *_table(rows),
+    ]
+    if control_rows:
+        lines += [
+            "", "## Against its control", "",
+            f"Each setting `NAME` paired with `NAME{CONTROL}`, the same model without the "
+            "ingredient under test (the structure study's *Against its control*), pooled the "
+            "same way: *Δ* is setting − control, and the *yardstick* is the control.", "",
+            *_table(control_rows),
+        ]
+    out.write_text("\n".join(lines) + "\n")
+
+
+def _table(rows: list[dict]) -> list[str]:
+    lines = [
         "| dataset | backbone | setting | seeds | Δ per seed | mean Δ | fold std "
         "| won–tied–lost | ≥ +1 / < −0.5 | collapsed (setting / yardstick) | min fold |",
         "|---|---|---|---|---|---:|---:|:-:|:-:|:-:|---:|",
@@ -139,7 +162,7 @@ def write(rows: list[dict], dirs: list[Path], out: Path) -> None:
             f"{r['mean_diff']:+.2f} ± {r['seed_std']:.2f} | {r['fold_std']:.1f} | "
             f"{r['won']}–{r['tied']}–{r['lost']} | {r['seeds_gain']} / {r['seeds_below']} | "
             f"{warn} | {r['min_fold']:.1f} |")
-    out.write_text("\n".join(lines) + "\n")
+    return lines
 
 
 def main(argv=None) -> None:
@@ -151,8 +174,9 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default=str(RESULTS / "structure_replication.md"))
     args = parser.parse_args(argv)
     dirs = [Path(d) for d in args.results_dirs] if args.results_dirs else default_dirs()
-    rows = replicate(collect(dirs), args.min_seeds)
-    write(rows, dirs, Path(args.out))
+    per_key = collect(dirs)
+    rows = replicate(per_key, args.min_seeds)
+    write(rows, dirs, Path(args.out), replicate(per_key, args.min_seeds, against="control"))
     print(f"wrote {args.out} ({len(rows)} rows from {len(dirs)} folders)")
 
 

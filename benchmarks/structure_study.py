@@ -99,6 +99,11 @@ def compare(results: Path, data_home: str | None) -> dict:
                 base = settings.get(baseline_of(name), {})
                 if name != baseline_of(name):
                     entry.update(_paired(acc, base, dataset, backbone, folds))
+                control = f"{name}{CONTROL}"  # NAME against its control NAME_control
+                if control in settings:
+                    versus = _paired(acc, settings[control], dataset, backbone, folds)
+                    if versus:
+                        entry.update(vs_control={"against": control, **versus})
                 plain, sep, _ = name.partition("__")
                 if sep and plain in settings:  # NAME__SUFFIX against NAME
                     versus = _paired(acc, settings[plain], dataset, backbone, folds)
@@ -131,6 +136,11 @@ def _paired_cells(c: dict) -> tuple[str, str]:
         return "—", "—"
     return (f"{c['paired_diff']:+.1f} ± {c['paired_diff_std']:.1f}",
             f"{c['won']}–{c['tied']}–{c['lost']}")
+
+
+CONTROL = "_control"
+"""A setting ``NAME_control`` is ``NAME``'s control: the same model without the
+ingredient under test; the report pairs ``NAME`` with it as well."""
 
 
 def baseline_of(name: str) -> str:
@@ -253,6 +263,20 @@ def write(summary: dict, results: Path) -> None:
                 diff, wtl = _paired_cells(v)
                 lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
                              f"{diff} | {wtl} |")
+    controls = [(key, name, c["vs_control"]) for key, row in summary["cells"].items()
+                for name, c in row.items() if "vs_control" in c]
+    if controls:
+        lines += ["", "## Against its control", "",
+                  f"Each setting `NAME` against `NAME{CONTROL}`, the same model without "
+                  "the ingredient under test (same folds, same backbone): what that "
+                  "ingredient adds.", "",
+                  "| dataset | backbone | setting | against | paired Δ | won–tied–lost |",
+                  "|---|---|---|---|---:|:-:|"]
+        for key, name, v in controls:
+            dataset, backbone = key.split()
+            diff, wtl = _paired_cells(v)
+            lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
+                         f"{diff} | {wtl} |")
     lines += ["", "## Commands", "",
               "Every row is `bash benchmarks/run_structure_study.sh DATASET` with `ONLY=` "
               "its setting (`NCI1[1000]` with `EXTRA=\"--max-graphs 1000\"`). Below, each "

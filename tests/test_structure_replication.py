@@ -72,3 +72,34 @@ def test_one_seed_in_two_folders_is_refused(tmp_path):
     _study(study, tmp_path / "b", 3, observed, {"mix": observed - 1})
     with pytest.raises(ValueError, match="seed 3 twice"):
         replication.collect([tmp_path / "a", tmp_path / "b"])
+
+
+def test_a_setting_is_also_paired_with_its_control(tmp_path):
+    """``NAME`` against ``NAME_control`` per fold in the study's report, pooled
+    over seeds by ``replicate(..., against="control")``; settings without a
+    control get no such row."""
+    study, replication = _import_scripts()
+    observed = np.full(10, 80.0)
+    d3 = np.array([2.0, -1.0, 0.0, 3.0, 1.0, -2.0, 0.0, 1.0, 1.0, 5.0])
+    d4 = np.array([1.0, 1.0, 0.0, 0.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    for seed, d in ((3, d3), (4, d4)):
+        control = observed + np.arange(10) / 10
+        _study(study, tmp_path / f"s{seed}", seed, observed,
+               {"branch": control + d, "branch_control": control, "mix": observed + 1})
+    summary = json.loads((tmp_path / "s3" / "summary.json").read_text())
+    versus = summary["cells"]["MUTAG gin"]["branch"]["vs_control"]
+    assert versus["against"] == "branch_control"
+    assert versus["paired_diff"] == pytest.approx(d3.mean())
+    assert "Against its control" in (tmp_path / "s3" / "README.md").read_text()
+    per_key = replication.collect([tmp_path / "s3", tmp_path / "s4"])
+    rows = replication.replicate(per_key, against="control")
+    assert [r["setting"] for r in rows] == ["branch"]
+    pooled = np.concatenate([d3, d4])
+    assert rows[0]["mean_diff"] == pytest.approx(pooled.mean())
+    assert rows[0]["fold_std"] == pytest.approx(pooled.std())
+    assert (rows[0]["won"], rows[0]["tied"], rows[0]["lost"]) == (6 + 7, 2 + 2, 2 + 1)
+    assert rows[0]["yardstick"] == "branch_control"
+    out = tmp_path / "replication.md"
+    replication.write(replication.replicate(per_key), [tmp_path / "s3"], out, rows)
+    text = out.read_text()
+    assert text.index("## Against its control") < text.index("| MUTAG | GIN | branch | 3,4 |")
