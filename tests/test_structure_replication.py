@@ -102,4 +102,4 @@ def test_a_setting_is_also_paired_with_its_control(tmp_path):
     out = tmp_path / "replication.md"
     replication.write(replication.replicate(per_key), [tmp_path / "s3"], out, rows)
     text = out.read_text()
-    assert text.index("## Against its control") < text.index("| MUTAG | GIN | branch | 3,4 |")
+    assert text.index("## Against its control") < text.index("| 13–4–3 |")
