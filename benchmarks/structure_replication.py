@@ -10,7 +10,10 @@ two seeds, writes one row: the paired difference Δ on each seed, their mean
 Δ (population std), the std of all :math:`10S` fold differences, the folds won–tied–lost
 pooled over the seeds, how many seeds reach Δ ≥ +1.0 and how many fall below
 −0.5 (issue #22's goals 2 and 1), the collapsed folds (at or below the fold's
-majority-class rate) and the worst fold.
+majority-class rate) and the worst fold. A second table pools, the same way, each
+setting ``NAME`` against its control ``NAME_control`` where the study ran one (the
+same model without the ingredient under test; ``structure_study.py``'s
+``vs_control``).
 
 Every seed's folds hold the same number of graphs, so :math:`\\bar\\Delta` is
 also the mean over all :math:`10S` folds, and the fold std is exact from the

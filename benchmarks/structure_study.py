@@ -255,28 +255,15 @@ def write(summary: dict, results: Path) -> None:
               "the observed graph under the same suffix.", "",
               "| dataset | backbone | setting | against | paired Δ | won–tied–lost |",
               "|---|---|---|---|---:|:-:|"]
-    for key, row in summary["cells"].items():
-        dataset, backbone = key.split()
-        for name, c in row.items():
-            if "vs_unsuffixed" in c:
-                v = c["vs_unsuffixed"]
-                diff, wtl = _paired_cells(v)
-                lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
-                             f"{diff} | {wtl} |")
-    controls = [(key, name, c["vs_control"]) for key, row in summary["cells"].items()
-                for name, c in row.items() if "vs_control" in c]
+    lines += _versus_rows(summary, "vs_unsuffixed")
+    controls = _versus_rows(summary, "vs_control")
     if controls:
         lines += ["", "## Against its control", "",
                   f"Each setting `NAME` against `NAME{CONTROL}`, the same model without "
                   "the ingredient under test (same folds, same backbone): what that "
                   "ingredient adds.", "",
                   "| dataset | backbone | setting | against | paired Δ | won–tied–lost |",
-                  "|---|---|---|---|---:|:-:|"]
-        for key, name, v in controls:
-            dataset, backbone = key.split()
-            diff, wtl = _paired_cells(v)
-            lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
-                         f"{diff} | {wtl} |")
+                  "|---|---|---|---|---:|:-:|", *controls]
     lines += ["", "## Commands", "",
               "Every row is `bash benchmarks/run_structure_study.sh DATASET` with `ONLY=` "
               "its setting (`NCI1[1000]` with `EXTRA=\"--max-graphs 1000\"`). Below, each "
@@ -289,6 +276,20 @@ def write(summary: dict, results: Path) -> None:
     for name, command in summary["commands"].items():
         lines.append(f"- `{name}`: `{command}`")
     (results / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def _versus_rows(summary: dict, field: str) -> list[str]:
+    """Report rows of every setting's pairing ``field`` (``vs_unsuffixed``, ``vs_control``)."""
+    lines = []
+    for key, row in summary["cells"].items():
+        dataset, backbone = key.split()
+        for name, c in row.items():
+            if field in c:
+                v = c[field]
+                diff, wtl = _paired_cells(v)
+                lines.append(f"| {dataset} | {backbone.upper()} | {name} | {v['against']} | "
+                             f"{diff} | {wtl} |")
+    return lines
 
 
 def main(argv=None) -> None:
