@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from _overrides import parse_set  # benchmarks/_overrides.py
+from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 
@@ -110,9 +110,8 @@ def score_fold(clf, X_te, y_te, seed: int) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="IMDB-BINARY")
-    shared = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    parser.add_argument("--data-home", default=str(shared) if shared.is_dir() else None)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    add_data_home(parser)
+    add_set(parser)
     parser.add_argument("--tag", default="defaults")
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)

@@ -18,11 +18,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 import torch
-from _overrides import parse_set  # benchmarks/_overrides.py
+from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
@@ -33,9 +32,8 @@ from sk_vibgsl.datasets import load_tu_dataset
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="IMDB-BINARY")
-    shared = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    parser.add_argument("--data-home", default=str(shared) if shared.is_dir() else None)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    add_data_home(parser)
+    add_set(parser)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     graphs, y = load_tu_dataset(args.dataset, data_home=args.data_home,

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from _overrides import parse_set  # benchmarks/_overrides.py
+from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
@@ -51,13 +51,12 @@ def density(adj: np.ndarray) -> float:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="IMDB-BINARY")
-    shared = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    parser.add_argument("--data-home", default=str(shared) if shared.is_dir() else None)
+    add_data_home(parser)
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--betas", nargs="+", type=float, default=BETAS)
     parser.add_argument("--gammas", nargs="+", type=float, default=GAMMAS)
     parser.add_argument("--edge-prior", type=float, default=0.05)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    add_set(parser)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0],
                         help="random_state of the fits (the split stays seed 0)")
     parser.add_argument("--tag", default=None)

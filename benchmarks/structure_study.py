@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _overrides import add_data_home  # benchmarks/_overrides.py
 
 RESULTS = Path(__file__).resolve().parent / "results" / "structure_study"
 BASELINE = "observed"
@@ -295,8 +296,7 @@ def _versus_rows(summary: dict, field: str) -> list[str]:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results-dir", default=str(RESULTS))
-    shared = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    parser.add_argument("--data-home", default=str(shared) if shared.is_dir() else None)
+    add_data_home(parser)
     args = parser.parse_args(argv)
     results = Path(args.results_dir)
     write(compare(results, args.data_home), results)
