@@ -46,6 +46,13 @@ run branch "${V[@]}" --set observed_branch=True
 # its control: the same two gated branches, the second on (almost) the observed graph as well
 # (0.999 A_obs + 0.001 A_IB): what the second GNN and the gate add without a learned graph
 run branch_control "${V[@]}" --set observed_branch=True --set structure_mix=0.999
+# the learned channel made sparse (goal 4) while the observed graph keeps its own channel:
+# the bounded cosine score with per-node top-4, or with the structure's KL term (gamma = 0.1
+# towards r = 0.05), which thins the graph as gamma grows
+run branch_cos_top4 "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set structure_k=4
+run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set edge_beta=0.1 --set edge_prior=0.05
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
