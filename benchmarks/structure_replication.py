@@ -13,7 +13,8 @@ pooled over the seeds, how many seeds reach Δ ≥ +1.0 and how many fall below
 majority-class rate) and the worst fold. A second table pools, the same way, each
 setting ``NAME`` against its control ``NAME_control`` where the study ran one (the
 same model without the ingredient under test; ``structure_study.py``'s
-``vs_control``).
+``vs_control`` and ``control_of``: a setting ``NAME_...`` that extends ``NAME``
+shares its control).
 
 Every seed's folds hold the same number of graphs, so :math:`\\bar\\Delta` is
 also the mean over all :math:`10S` folds, and the fold std is exact from the
@@ -69,6 +70,15 @@ def collect(dirs: list[Path]) -> dict:
     return per_key
 
 
+def cells_against(by_seed: dict) -> str:
+    """The one control a setting's seeds were paired with (``vs_control``'s
+    ``against``); seeds paired with different controls are an error."""
+    names = {c["against"] for c in by_seed.values()}
+    if len(names) != 1:
+        raise ValueError(f"paired with different controls on different seeds: {sorted(names)}")
+    return names.pop()
+
+
 def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> list[dict]:
     """One row per setting run on at least ``min_seeds`` seeds (see the module),
     paired with the observed graph (``against="observed"``) or with its control
@@ -83,7 +93,8 @@ def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> l
             continue
         dataset, backbone, name = key.split()
         seeds = sorted(by_seed)
-        reference = baseline_of(name) if against == "observed" else name + CONTROL
+        reference = (baseline_of(name) if against == "observed"
+                     else cells_against(by_seed))
         yardstick = per_key.get(f"{dataset} {backbone} {reference}", {})
         cells = [by_seed[s] for s in seeds]
         diffs = np.array([c["paired_diff"] for c in cells])
@@ -141,9 +152,11 @@ def write(rows: list[dict], dirs: list[Path], out: Path,
     if control_rows:
         lines += [
             "", "## Against its control", "",
-            f"Each setting `NAME` paired with `NAME{CONTROL}`, the same model without the "
-            "ingredient under test (the structure study's *Against its control*), pooled the "
-            "same way: *Δ* is setting − control, and the *yardstick* is the control.", "",
+            f"Each setting `NAME` paired with `NAME{CONTROL}` (a setting `NAME_...` that "
+            f"extends it with `NAME{CONTROL}`; the *yardstick* column names it), the same "
+            "model without the ingredient under test (the structure study's *Against its "
+            "control*), pooled the same way: *Δ* is setting − control, and the *yardstick* "
+            "is the control.", "",
             *_table(control_rows),
         ]
     out.write_text("\n".join(lines) + "\n")

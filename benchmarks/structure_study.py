@@ -100,8 +100,8 @@ def compare(results: Path, data_home: str | None) -> dict:
                 base = settings.get(baseline_of(name), {})
                 if name != baseline_of(name):
                     entry.update(_paired(acc, base, dataset, backbone, folds))
-                control = f"{name}{CONTROL}"  # NAME against its control NAME_control
-                if control in settings:
+                control = control_of(name, settings)
+                if control is not None:
                     versus = _paired(acc, settings[control], dataset, backbone, folds)
                     if versus:
                         entry.update(vs_control={"against": control, **versus})
@@ -142,6 +142,21 @@ def _paired_cells(c: dict) -> tuple[str, str]:
 CONTROL = "_control"
 """A setting ``NAME_control`` is ``NAME``'s control: the same model without the
 ingredient under test; the report pairs ``NAME`` with it as well."""
+
+
+def control_of(name: str, settings) -> str | None:
+    """The control a setting is paired with, or None: ``NAME_control`` when it ran,
+    else the control of the longest name it extends (``branch_cos_top4`` is
+    paired with ``branch_control``: the same model without the learned graph);
+    a suffix ``__S`` must match (``branch__deep`` pairs only with
+    ``branch_control__deep``). A control has no control of its own."""
+    plain, sep, suffix = name.partition("__")
+    parts = plain.split("_")
+    for i in range(len(parts), 0, -1):
+        candidate = "_".join(parts[:i]) + CONTROL + sep + suffix
+        if candidate != name and candidate in settings:
+            return candidate
+    return None
 
 
 def baseline_of(name: str) -> str:
@@ -260,9 +275,10 @@ def write(summary: dict, results: Path) -> None:
     controls = _versus_rows(summary, "vs_control")
     if controls:
         lines += ["", "## Against its control", "",
-                  f"Each setting `NAME` against `NAME{CONTROL}`, the same model without "
-                  "the ingredient under test (same folds, same backbone): what that "
-                  "ingredient adds.", "",
+                  f"Each setting `NAME` against `NAME{CONTROL}` (or, for a setting that "
+                  f"extends one, `NAME_...` against `NAME{CONTROL}`), the same model "
+                  "without the ingredient under test (same folds, same backbone): what "
+                  "that ingredient adds.", "",
                   "| dataset | backbone | setting | against | paired Δ | won–tied–lost |",
                   "|---|---|---|---|---:|:-:|", *controls]
     lines += ["", "## Commands", "",

@@ -103,3 +103,27 @@ def test_a_setting_is_also_paired_with_its_control(tmp_path):
     replication.write(replication.replicate(per_key), [tmp_path / "s3"], out, rows)
     text = out.read_text()
     assert text.index("## Against its control") < text.index("| 13–4–3 |")
+
+
+def test_a_setting_that_extends_one_shares_its_control(tmp_path):
+    """``branch_cos_top4`` has no control of its own and is paired with
+    ``branch_control``; a suffixed setting only with the control of its suffix;
+    the control itself with none."""
+    study, replication = _import_scripts()
+    settings = {"branch_control": {}, "branch_control__deep": {}, "mix05": {}}
+    assert study.control_of("branch_cos_top4", settings) == "branch_control"
+    assert study.control_of("branch", settings) == "branch_control"
+    assert study.control_of("branch__deep", settings) == "branch_control__deep"
+    assert study.control_of("branch__sum", settings) is None
+    assert study.control_of("branch_control", settings) is None
+    assert study.control_of("mix05", settings) is None
+    observed = np.full(10, 80.0)
+    d = np.array([2.0, -1.0, 0.0, 3.0, 1.0, -2.0, 0.0, 1.0, 1.0, 5.0])
+    for seed in (3, 4):
+        control = observed + np.arange(10) / 10
+        _study(study, tmp_path / f"s{seed}", seed, observed,
+               {"branch_cos": control + d, "branch_control": control})
+    per_key = replication.collect([tmp_path / "s3", tmp_path / "s4"])
+    rows = replication.replicate(per_key, against="control")
+    assert [(r["setting"], r["yardstick"]) for r in rows] == [("branch_cos", "branch_control")]
+    assert rows[0]["mean_diff"] == pytest.approx(d.mean())
