@@ -53,6 +53,11 @@ run branch_cos_top4 "${V[@]}" --set observed_branch=True --set edge_score=cosine
     --set structure_k=4
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
+# does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
+# at their random initialisation (learning rate 0): each node keeps the top 4 of a random
+# projection's cosine; only the score's scale and bias, the gate and the GNNs learn
+run branch_cos_top4_untrained "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set structure_k=4 --set 'optimizer__param_groups=[("structure.lin*",{"lr":0.0})]'
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
