@@ -14,7 +14,7 @@ majority-class rate) and the worst fold. A second table pools, the same way, eac
 setting ``NAME`` against its control ``NAME_control`` where the study ran one (the
 same model without the ingredient under test; ``structure_study.py``'s
 ``vs_control`` and ``control_of``: a setting ``NAME_...`` that extends ``NAME``
-shares its control).
+shares its control). A third pairs any two settings fold by fold (``--versus``).
 
 Every seed's folds hold the same number of graphs, so :math:`\\bar\\Delta` is
 also the mean over all :math:`10S` folds, and the fold std is exact from the
@@ -24,6 +24,7 @@ seeds' means and stds:
 Usage::
 
     python benchmarks/structure_replication.py [--results-dirs DIR ...] [--out FILE.md]
+        [--versus SETTING OTHER ...]
 
 Writes ``results/structure_replication.md`` and ``.json`` by default.
 """
@@ -35,7 +36,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from structure_study import CONTROL, baseline_of  # benchmarks/structure_study.py
+from structure_study import CONTROL, baseline_of, read  # benchmarks/structure_study.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -121,11 +122,54 @@ def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> l
     return rows
 
 
+VERSUS = [("branch_cos_top4", "branch_cos_top4_untrained")]
+"""Pairs of settings compared directly (``--versus``): the sparse learned channel against
+the same model whose structure learner stays at its initialisation."""
+
+
+def versus(dirs: list[Path], setting: str, other: str, min_seeds: int = 2) -> list[dict]:
+    """``setting`` against ``other`` fold by fold, one row per (dataset, backbone):
+    Δ per seed over the seeds where both ran every outer fold, their mean, the std
+    of the pooled fold differences and the folds won–tied–lost, pooled. It reads
+    each folder's per-fold records (``table1_runs.jsonl``), so it pairs any two
+    settings, not only those a report pairs."""
+    diffs: dict[tuple[str, str], dict[int, np.ndarray]] = {}
+    for folder in dirs:
+        a, b = read(folder / setting), read(folder / other)
+        for dataset, backbone in sorted({(d, bb) for d, bb, _ in a}):
+            folds = sorted(f for d, bb, f in a if (d, bb) == (dataset, backbone))
+            first = a[(dataset, backbone, folds[0])]
+            if len(folds) != first["n_folds"] or any(
+                    (dataset, backbone, f) not in b for f in folds):
+                continue
+            seeds = diffs.setdefault((dataset, backbone), {})
+            if first["seed"] in seeds:
+                raise ValueError(f"{dataset} {backbone} {setting}: seed {first['seed']} twice")
+            seeds[first["seed"]] = np.array(
+                [a[(dataset, backbone, f)]["test_acc"] - b[(dataset, backbone, f)]["test_acc"]
+                 for f in folds])
+    rows = []
+    for (dataset, backbone), by_seed in sorted(diffs.items()):
+        if len(by_seed) < min_seeds:
+            continue
+        seeds = sorted(by_seed)
+        pooled = np.concatenate([by_seed[s] for s in seeds])
+        rows.append({
+            "dataset": dataset, "backbone": backbone, "setting": setting, "against": other,
+            "seeds": seeds, "paired_diff": [float(by_seed[s].mean()) for s in seeds],
+            "mean_diff": float(pooled.mean()), "fold_std": float(pooled.std()),
+            "won": int((pooled > 0).sum()), "tied": int((pooled == 0).sum()),
+            "lost": int((pooled < 0).sum()),
+        })
+    return rows
+
+
 def write(rows: list[dict], dirs: list[Path], out: Path,
-          control_rows: list[dict] | None = None) -> None:
+          control_rows: list[dict] | None = None,
+          versus_rows: list[dict] | None = None) -> None:
     out.with_suffix(".json").write_text(json.dumps(
         {"results_dirs": [str(d) for d in dirs], "rows": rows,
-         "control_rows": control_rows or []}, indent=2))
+         "control_rows": control_rows or [], "versus_rows": versus_rows or []}, indent=2))
     names = ", ".join(f"`{d.name}`" for d in dirs)
     lines = [
         "# Structure study: replication over sets of outer folds",
@@ -159,6 +203,23 @@ def write(rows: list[dict], dirs: list[Path], out: Path,
             "is the control.", "",
             *_table(control_rows),
         ]
+    if versus_rows:
+        lines += [
+            "", "## Setting against setting", "",
+            "Each *setting* against the setting it is compared with (`--versus SETTING "
+            "OTHER`), fold by fold on the seeds where both ran every fold: *Δ* is setting − "
+            "other, pooled the same way.", "",
+            "| dataset | backbone | setting | against | seeds | Δ per seed | mean Δ | fold std "
+            "| won–tied–lost |",
+            "|---|---|---|---|---|---|---:|---:|:-:|",
+        ]
+        for r in versus_rows:
+            per_seed = " / ".join(f"{d:+.1f}" for d in r["paired_diff"])
+            lines.append(
+                f"| {r['dataset']} | {r['backbone'].upper()} | {r['setting']} | "
+                f"{r['against']} | {','.join(map(str, r['seeds']))} | {per_seed} | "
+                f"{r['mean_diff']:+.2f} | {r['fold_std']:.1f} | "
+                f"{r['won']}–{r['tied']}–{r['lost']} |")
     out.write_text("\n".join(lines) + "\n")
 
 
@@ -188,11 +249,17 @@ def main(argv=None) -> None:
                              "structure_study_seed*)")
     parser.add_argument("--min-seeds", type=int, default=2)
     parser.add_argument("--out", default=str(RESULTS / "structure_replication.md"))
+    parser.add_argument("--versus", nargs=2, action="append", metavar=("SETTING", "OTHER"),
+                        help="also pair SETTING with OTHER fold by fold (repeatable; "
+                             f"default: {' and '.join(' against '.join(p) for p in VERSUS)})")
     args = parser.parse_args(argv)
     dirs = [Path(d) for d in args.results_dirs] if args.results_dirs else default_dirs()
     per_key = collect(dirs)
     rows = replicate(per_key, args.min_seeds)
-    write(rows, dirs, Path(args.out), replicate(per_key, args.min_seeds, against="control"))
+    versus_rows = [r for a, b in (args.versus or VERSUS)
+                   for r in versus(dirs, a, b, args.min_seeds)]
+    write(rows, dirs, Path(args.out), replicate(per_key, args.min_seeds, against="control"),
+          versus_rows)
     print(f"wrote {args.out} ({len(rows)} rows from {len(dirs)} folders)")
 
 

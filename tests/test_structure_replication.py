@@ -127,3 +127,33 @@ def test_a_setting_that_extends_one_shares_its_control(tmp_path):
     rows = replication.replicate(per_key, against="control")
     assert [(r["setting"], r["yardstick"]) for r in rows] == [("branch_cos", "branch_control")]
     assert rows[0]["mean_diff"] == pytest.approx(d.mean())
+
+
+def test_two_settings_are_paired_fold_by_fold(tmp_path):
+    """``versus`` pools ``setting − other`` over the folds of the seeds where both ran
+    every fold (a seed where ``other`` lacks a fold is left out) and the report shows
+    it in its own section."""
+    study, replication = _import_scripts()
+    observed = np.full(10, 80.0)
+    d3 = np.array([2.0, -1.0, 0.0, 3.0, 1.0, -2.0, 0.0, 1.0, 1.0, 5.0])
+    d4 = np.array([1.0, 1.0, 0.0, 0.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    for seed, d in ((3, d3), (4, d4), (5, d4)):
+        other = observed + np.arange(10) / 10
+        _study(study, tmp_path / f"s{seed}", seed, observed, {"a": other + d, "b": other})
+    runs = tmp_path / "s5" / "b" / "table1_runs.jsonl"
+    runs.write_text("\n".join(runs.read_text().splitlines()[:9]) + "\n")  # b lacks fold 9
+    dirs = [tmp_path / f"s{s}" for s in (3, 4, 5)]
+    rows = replication.versus(dirs, "a", "b")
+    assert len(rows) == 1 and rows[0]["seeds"] == [3, 4]
+    pooled = np.concatenate([d3, d4])
+    assert rows[0]["paired_diff"] == pytest.approx([d3.mean(), d4.mean()])
+    assert rows[0]["mean_diff"] == pytest.approx(pooled.mean())
+    assert rows[0]["fold_std"] == pytest.approx(pooled.std())
+    assert (rows[0]["won"], rows[0]["tied"], rows[0]["lost"]) == (13, 4, 3)
+    assert replication.versus(dirs, "a", "b", min_seeds=3) == []
+    out = tmp_path / "replication.md"
+    replication.main(["--results-dirs", *map(str, dirs), "--out", str(out),
+                      "--versus", "a", "b"])
+    text = out.read_text()
+    assert "## Setting against setting" in text
+    assert "| MUTAG | GIN | a | b | 3,4 |" in text and "| 13–4–3 |" in text
