@@ -36,7 +36,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from structure_study import CONTROL, baseline_of, read  # benchmarks/structure_study.py
+from structure_study import CONTROL, _paired, baseline_of, read  # benchmarks/structure_study.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -80,6 +80,19 @@ def cells_against(by_seed: dict) -> str:
     return names.pop()
 
 
+def _pool(cells: list[dict]) -> dict:
+    """Seeds' paired differences (each with ``paired_diff``, ``paired_diff_std``,
+    ``won``/``tied``/``lost`` over equally many folds) pooled: Δ per seed, their
+    mean and std, the std of all fold differences, folds won–tied–lost summed."""
+    diffs = np.array([c["paired_diff"] for c in cells])
+    stds = np.array([c["paired_diff_std"] for c in cells])
+    mean = float(diffs.mean())
+    fold_var = float(np.mean(stds**2 + diffs**2) - mean**2)
+    return {"paired_diff": diffs.tolist(), "mean_diff": mean, "seed_std": float(diffs.std()),
+            "fold_std": float(np.sqrt(max(fold_var, 0.0))),
+            **{k: sum(c[k] for c in cells) for k in ("won", "tied", "lost")}}
+
+
 def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> list[dict]:
     """One row per setting run on at least ``min_seeds`` seeds (see the module),
     paired with the observed graph (``against="observed"``) or with its control
@@ -98,20 +111,15 @@ def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> l
                      else cells_against(by_seed))
         yardstick = per_key.get(f"{dataset} {backbone} {reference}", {})
         cells = [by_seed[s] for s in seeds]
-        diffs = np.array([c["paired_diff"] for c in cells])
-        stds = np.array([c["paired_diff_std"] for c in cells])
         folds = [c["folds"] for c in cells]
         if len(set(folds)) != 1:
             raise ValueError(f"{key}: outer folds differ between seeds ({folds})")
-        mean = float(diffs.mean())
-        fold_var = float(np.mean(stds**2 + diffs**2) - mean**2)
+        pooled = _pool(cells)
+        diffs = np.array(pooled["paired_diff"])
         rows.append({
             "dataset": dataset, "backbone": backbone, "setting": name, "seeds": seeds,
-            "paired_diff": diffs.tolist(), "mean_diff": mean,
-            "seed_std": float(diffs.std()), "fold_std": float(np.sqrt(max(fold_var, 0.0))),
+            **pooled,
             "accuracy": float(np.mean([c["mean"] for c in cells])),
-            "won": sum(c["won"] for c in cells), "tied": sum(c["tied"] for c in cells),
-            "lost": sum(c["lost"] for c in cells),
             "seeds_gain": int((diffs >= 1.0 - 1e-9).sum()),
             "seeds_below": int((diffs < -0.5 - 1e-9).sum()),
             "collapsed": sum(len(c["collapsed_folds"]) for c in cells),
@@ -133,34 +141,30 @@ def versus(dirs: list[Path], setting: str, other: str, min_seeds: int = 2) -> li
     of the pooled fold differences and the folds won–tied–lost, pooled. It reads
     each folder's per-fold records (``table1_runs.jsonl``), so it pairs any two
     settings, not only those a report pairs."""
-    diffs: dict[tuple[str, str], dict[int, np.ndarray]] = {}
+    paired: dict[tuple[str, str], dict[int, dict]] = {}
     for folder in dirs:
         a, b = read(folder / setting), read(folder / other)
         for dataset, backbone in sorted({(d, bb) for d, bb, _ in a}):
             folds = sorted(f for d, bb, f in a if (d, bb) == (dataset, backbone))
             first = a[(dataset, backbone, folds[0])]
-            if len(folds) != first["n_folds"] or any(
-                    (dataset, backbone, f) not in b for f in folds):
+            if len(folds) != first["n_folds"]:
                 continue
-            seeds = diffs.setdefault((dataset, backbone), {})
+            acc = np.array([a[(dataset, backbone, f)]["test_acc"] for f in folds])
+            cell = _paired(acc, b, dataset, backbone, folds)  # empty when b lacks a fold
+            if not cell:
+                continue
+            seeds = paired.setdefault((dataset, backbone), {})
             if first["seed"] in seeds:
                 raise ValueError(f"{dataset} {backbone} {setting}: seed {first['seed']} twice")
-            seeds[first["seed"]] = np.array(
-                [a[(dataset, backbone, f)]["test_acc"] - b[(dataset, backbone, f)]["test_acc"]
-                 for f in folds])
+            seeds[first["seed"]] = cell
     rows = []
-    for (dataset, backbone), by_seed in sorted(diffs.items()):
+    for (dataset, backbone), by_seed in sorted(paired.items()):
         if len(by_seed) < min_seeds:
             continue
         seeds = sorted(by_seed)
-        pooled = np.concatenate([by_seed[s] for s in seeds])
-        rows.append({
-            "dataset": dataset, "backbone": backbone, "setting": setting, "against": other,
-            "seeds": seeds, "paired_diff": [float(by_seed[s].mean()) for s in seeds],
-            "mean_diff": float(pooled.mean()), "fold_std": float(pooled.std()),
-            "won": int((pooled > 0).sum()), "tied": int((pooled == 0).sum()),
-            "lost": int((pooled < 0).sum()),
-        })
+        rows.append({"dataset": dataset, "backbone": backbone, "setting": setting,
+                     "against": other, "seeds": seeds,
+                     **_pool([by_seed[s] for s in seeds])})
     return rows
 
 
