@@ -39,3 +39,10 @@ def test_pair_counts_pool_kept_and_identical_pairs_over_graphs():
     counts = sd.pair_counts([x1, x2], [(x1, a1), (x2, a2)])
     # ordered pairs without the diagonal (the self-loop 0.3 is not a pair)
     assert counts == dict(pairs=6 + 2, kept=4, identical=2, kept_identical=2)
+
+
+def test_identical_share_averages_over_graphs_like_the_density():
+    sd = _import_script()
+    three = sd.identical_pairs(np.array([[1.0], [1.0], [2.0]]))  # 2 of 6 ordered pairs
+    two = sd.identical_pairs(np.array([[1.0], [2.0]]))  # 0 of 2
+    assert sd.identical_share([three, two]) == (2 / 6 + 0 / 2) / 2
