@@ -1,0 +1,184 @@
+"""Ties in the top-k selection: how many nodes the structure learner cannot choose for.
+
+A structure learner that scores a pair from its two nodes' features gives
+nodes with identical features identical embeddings. With
+``edge_score="cosine"`` every pair of identical nodes then scores the
+highest value there is (cosine 1), so a node with at least ``k`` identical
+partners fills its top-``k`` with them, whatever was learned; among equal
+scores the lower node index wins (``sk_vibgsl.nn.structure.top_k_mask``).
+For such a node the selection is fixed by the data and the node order, not
+by training.
+
+Per dataset (node features as in the structure study: the dataset's own with
+the one-hot degree appended, ``DegreeFeatures(append=True)``) this counts:
+
+* the share of a graph's node pairs that join identical nodes (mean over
+  graphs, as the IB-graph's density);
+* the share of nodes with at least ``k`` identical partners (whose top-``k``
+  the learner cannot choose), and with none;
+
+and with ``--epochs N`` it fits the given settings (by default
+``observed_branch=True, edge_score="cosine", structure_k=k``, the structure
+study's ``branch_cos_top4`` for k = 4) on a stratified 90 % of the graphs
+(seed 0) and checks, on the held-out 10 %, that each such node is joined to
+its ``k`` lowest-index identical partners in ``clf.ib_graphs`` (what the tie
+rule predicts), and how many of the kept edges join identical nodes.
+
+Usage::
+
+    python benchmarks/structure_ties.py --datasets MUTAG IMDB-BINARY IMDB-MULTI NCI1 COLLAB \\
+        --epochs 30
+
+Writes ``benchmarks/results/structure_study/ties.md`` and ``.json``, after
+every dataset (resumable: datasets already in the JSON are skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from structure_density import identical_pairs, identical_share
+
+from sk_vibgsl import DegreeFeatures, VIBGSLClassifier
+from sk_vibgsl.datasets import load_tu_dataset
+
+RESULTS = Path(__file__).resolve().parent / "results" / "structure_study"
+
+
+def tied_nodes(same: np.ndarray, k: int) -> np.ndarray:
+    """Booleans per node: at least ``k`` identical partners (``same``:
+    :func:`~structure_density.identical_pairs` of one graph)."""
+    return same.sum(1) >= k
+
+
+def lowest_partners_kept(same: np.ndarray, adj: np.ndarray, k: int) -> dict[str, int]:
+    """Among the nodes with at least ``k`` identical partners (``nodes``), how
+    many ``adj`` joins to all of their ``k`` lowest-index identical partners
+    (``lowest``: the tie rule's prediction for a top-``k`` selection); and as
+    a control, among the nodes with at least ``2k`` (``nodes_2k``), how many
+    it joins to all of their ``k`` lowest (``lowest_2k``) and to all of their
+    ``k`` highest-index ones (``highest_2k``), disjoint sets there."""
+    kept = np.asarray(adj) != 0
+    counts = dict(nodes=0, lowest=0, nodes_2k=0, lowest_2k=0, highest_2k=0)
+    for u in np.flatnonzero(tied_nodes(same, k)):
+        partners = np.flatnonzero(same[u])
+        low = bool(kept[u, partners[:k]].all())
+        counts["nodes"] += 1
+        counts["lowest"] += low
+        if len(partners) >= 2 * k:
+            counts["nodes_2k"] += 1
+            counts["lowest_2k"] += low
+            counts["highest_2k"] += bool(kept[u, partners[-k:]].all())
+    return counts
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["MUTAG", "IMDB-BINARY"])
+    add_data_home(parser)
+    parser.add_argument("--k", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=0,
+                        help="fit the settings for this many epochs and check the "
+                             "held-out IB-graphs (0: count the data only)")
+    add_set(parser)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results-dir", default=str(RESULTS))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    settings = {"observed_branch": True, "edge_score": "cosine", "structure_k": args.k,
+                **parse_set(args.set)}
+
+    results = Path(args.results_dir)
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / "ties.json"
+    saved = json.loads(path.read_text()) if path.exists() else {"datasets": {}}
+    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    saved.update(command=command, k=args.k, epochs=args.epochs, settings=settings,
+                 torch=torch.__version__, python=platform.python_version())
+    for name in args.datasets:
+        if name in saved["datasets"]:
+            continue
+        start = time.perf_counter()
+        graphs, y = load_tu_dataset(name, data_home=args.data_home,
+                                    download_if_missing=False, return_X_y=True)
+        y = np.asarray(y)
+        tr, te = train_test_split(np.arange(len(y)), test_size=0.1, stratify=y, random_state=0)
+        X_tr, X_te = [graphs[i] for i in tr], [graphs[i] for i in te]
+        model = make_pipeline(DegreeFeatures(append=True),
+                              VIBGSLClassifier(max_epochs=max(args.epochs, 1), random_state=0,
+                                               torch_threads=args.threads, **settings))
+        features = model[:-1].fit(X_tr).transform(X_te)
+        same = [identical_pairs(s.x.numpy()) for s in features]
+        per_node = np.concatenate([m.sum(1) for m in same])
+        row = dict(graphs=len(same), identical_share=identical_share(same),
+                   tied_nodes=float(np.mean(per_node >= args.k)),
+                   untied_nodes=float(np.mean(per_node == 0)))
+        if args.epochs:
+            model.fit(X_tr, y[tr])
+            ib = model[-1].ib_graphs(features)
+            counts = dict.fromkeys(["nodes", "lowest", "nodes_2k", "lowest_2k",
+                                     "highest_2k"], 0)
+            kept = kept_same = 0
+            for m, (_, adj) in zip(same, ib):
+                adj = adj.toarray() if hasattr(adj, "toarray") else np.asarray(adj)
+                for key, value in lowest_partners_kept(m, adj, args.k).items():
+                    counts[key] += value
+                joined = adj != 0
+                np.fill_diagonal(joined, False)
+                kept, kept_same = kept + int(joined.sum()), kept_same + int((joined & m).sum())
+            row.update(lowest_partners_joined=counts["lowest"] / max(counts["nodes"], 1),
+                       lowest_2k=counts["lowest_2k"] / max(counts["nodes_2k"], 1),
+                       highest_2k=counts["highest_2k"] / max(counts["nodes_2k"], 1),
+                       kept_identical=kept_same / max(kept, 1),
+                       test_acc=100 * float(model.score(X_te, y[te])))
+        row["seconds"] = time.perf_counter() - start
+        saved["datasets"][name] = row
+        path.write_text(json.dumps(saved, indent=2))
+        print(name, row, flush=True)
+
+    fitted = bool(args.epochs)
+    lines = ["# Ties in the top-k selection", "",
+             f"Command: `{command}`  ",
+             f"k = {args.k}. Node features: the dataset's own with the one-hot degree appended "
+             "(`DegreeFeatures(append=True)`, fitted on a stratified 90 % of the graphs, seed 0); "
+             "counts over the held-out 10 %. *Identical pairs*: share of a graph's node pairs "
+             "whose two nodes have identical features (mean over graphs). *Nodes with ≥ k "
+             "identical partners*: their top-k under the cosine score is k of those partners "
+             "(cosine 1, the highest score), the lowest-index ones, whatever the learner "
+             "learned. " + (
+                 f"Fitted: {settings}, {args.epochs} epochs, random_state 0; *lowest partners "
+                 "joined*: share of those nodes that the held-out IB-graph joins to all of "
+                 "their k lowest-index identical partners, as the tie rule predicts; *control*: "
+                 "among the nodes with ≥ 2k identical partners, the share joined to all of their "
+                 "k lowest-index ones against all of their k highest-index ones (without the tie "
+                 "rule the two would be alike); *kept edges joining identical nodes*: share of "
+                 "the IB-graph's edges." if fitted else ""),
+             "", "| dataset | graphs | identical pairs | nodes with ≥ k identical partners "
+             "| nodes with none |" + (" lowest partners joined | control: lowest / highest "
+                                      "(≥ 2k partners) | kept edges joining identical nodes "
+                                      "| held-out accuracy |" if fitted else ""),
+             "|---|---:|---:|---:|---:|" + ("---:|---:|---:|---:|" if fitted else "")]
+    for name, r in saved["datasets"].items():
+        line = (f"| {name} | {r['graphs']} | {r['identical_share']:.3f} | "
+                f"{r['tied_nodes']:.3f} | {r['untied_nodes']:.3f} |")
+        if fitted and "lowest_partners_joined" in r:
+            line += (f" {r['lowest_partners_joined']:.3f} | {r['lowest_2k']:.3f} / "
+                     f"{r['highest_2k']:.3f} | {r['kept_identical']:.3f} | {r['test_acc']:.1f} |")
+        lines.append(line)
+    (results / "ties.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {results / 'ties.md'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The tie counts of ``benchmarks/structure_ties.py``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _import_script():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import structure_ties as st
+    finally:
+        sys.path.remove(str(BENCH))
+    return st
+
+
+def test_tied_nodes_have_at_least_k_identical_partners():
+    st = _import_script()
+    same = st.identical_pairs(np.array([[1.0], [1.0], [1.0], [2.0]]))  # 0, 1, 2 alike
+    np.testing.assert_array_equal(st.tied_nodes(same, 2), [True, True, True, False])
+    np.testing.assert_array_equal(st.tied_nodes(same, 3), [False] * 4)
+
+
+def test_lowest_partners_kept_counts_the_tie_rule_and_its_control():
+    st = _import_script()
+    same = st.identical_pairs(np.ones((5, 1)))  # every node has 4 identical partners
+    adj = np.zeros((5, 5))
+    for u, v in [(0, 1), (1, 2), (0, 2), (3, 4)]:
+        adj[u, v] = adj[v, u] = 1.0
+    counts = st.lowest_partners_kept(same, adj, 2)
+    # the 2 lowest partners: 0 -> {1, 2} joined, 1 -> {0, 2}, 2 -> {0, 1}, 3 -> {0, 1} not,
+    # 4 -> {0, 1} not; the >= 2k = 4 partners control covers all 5 nodes: the 2 highest
+    # partners: 0 -> {3, 4} not, 1 -> {3, 4} not, 2 -> {3, 4} not, 3 -> {2, 4} not,
+    # 4 -> {2, 3} not
+    assert counts == dict(nodes=5, lowest=3, nodes_2k=5, lowest_2k=3, highest_2k=0)
