@@ -414,3 +414,42 @@ def test_observed_branch_fits_and_learns_its_gate(graphs):
     # ib_graphs shows the learned graph the second branch sees (no observed part)
     _, learned = clf.ib_graphs(X[:1])[0]
     assert learned.shape == (len(X[0][0]),) * 2
+
+
+def _tied_batch(n=12, classes=2, n_features=4, seed=0):
+    """One graph whose nodes fall into ``classes`` groups of identical features
+    (each node has several tied partners), with a random observed graph."""
+    g = torch.Generator().manual_seed(seed)
+    centres = torch.randn(classes, n_features, generator=g)
+    x = centres[torch.arange(n) % classes].unsqueeze(0)
+    a = torch.triu((torch.rand(n, n, generator=g) < 0.4).float(), 1)
+    return x, torch.ones(1, n, dtype=torch.bool), (a + a.T).unsqueeze(0)
+
+
+def _permuted(x, mask, adj, order):
+    return x[:, order], mask[:, order], adj[:, order][:, :, order]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_top_k_ties_follow_node_order_but_observed_branch_predictions_do_not(seed):
+    """Tied partners are chosen by index, so relabelling the nodes changes the
+    learned graph beyond the relabelling; with the observed graph in its own
+    channel (``observed_branch``) the prediction stays the same, while mixed
+    into the learned graph (``structure_mix > 0``) it does not."""
+    x, mask, adj = _tied_batch(seed=seed)
+    order = torch.randperm(x.shape[1], generator=torch.Generator().manual_seed(seed + 1))
+    xp, maskp, adjp = _permuted(x, mask, adj, order)
+    common = dict(hidden_dim=8, edge_score="cosine", structure_k=2, feature_mask=False)
+    torch.manual_seed(seed)
+    branch = VIBGSLModule(4, 2, observed_branch=True, **common).eval()
+    with torch.no_grad():
+        branch.branch_gate.fill_(1.0)  # the learned channel counts (it starts at 0)
+        _, a = branch.ib_graph(x, mask, adj)
+        _, ap = branch.ib_graph(xp, maskp, adjp)
+        # the selection is not the relabelled one: the ties went to other nodes
+        assert not torch.equal((a[:, order][:, :, order] != 0), ap != 0)
+        assert torch.allclose(branch(x, mask, adj)[0], branch(xp, maskp, adjp)[0], atol=1e-5)
+    torch.manual_seed(seed)
+    mixed = VIBGSLModule(4, 2, structure_mix=0.5, **common).eval()
+    with torch.no_grad():
+        assert not torch.allclose(mixed(x, mask, adj)[0], mixed(xp, maskp, adjp)[0], atol=1e-5)
