@@ -432,10 +432,12 @@ def _permuted(x, mask, adj, order):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_top_k_ties_follow_node_order_but_observed_branch_predictions_do_not(seed):
-    """Tied partners are chosen by index, so relabelling the nodes changes the
-    learned graph beyond the relabelling; with the observed graph in its own
-    channel (``observed_branch``) the prediction stays the same, while mixed
-    into the learned graph (``structure_mix > 0``) it does not."""
+    """Partners with identical features tie and are chosen by index, so
+    relabelling the nodes changes the learned graph beyond the relabelling.
+    With the learned graph in a channel of its own (``observed_branch``) the
+    nodes it swaps are interchangeable there and the prediction stays the
+    same; mixed with the observed graph (``structure_mix > 0``), where they
+    are not, it changes."""
     x, mask, adj = _tied_batch(seed=seed)
     order = torch.randperm(x.shape[1], generator=torch.Generator().manual_seed(seed + 1))
     xp, maskp, adjp = _permuted(x, mask, adj, order)
