@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import torch
+from conftest import benchmark_script
 from torch_geometric.data import Data
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 def test_relabel_renumbers_nodes_and_keeps_every_edge_and_feature():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import node_order_check as noc
-    finally:
-        sys.path.remove(str(BENCH))
+    noc = benchmark_script("node_order_check")
     x = torch.tensor([[0.0], [1.0], [2.0], [3.0]])
     g = Data(x=x, edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]), num_nodes=4)
     order = np.array([2, 0, 3, 1])  # new node i is old node order[i]

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import scipy.sparse as sp
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+from conftest import benchmark_script
 
 
 def _import_script():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import structure_density as sd
-    finally:
-        sys.path.remove(str(BENCH))
-    return sd
+    return benchmark_script("structure_density")
 
 
 def test_identical_pairs_are_the_distinct_nodes_with_equal_feature_rows():

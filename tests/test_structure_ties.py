@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+from conftest import benchmark_script
 
 
 def _import_script():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import structure_ties as st
-    finally:
-        sys.path.remove(str(BENCH))
-    return st
+    return benchmark_script("structure_ties")
 
 
 def test_tied_nodes_have_at_least_k_identical_partners():
