@@ -96,6 +96,15 @@ RW=(--node-features given+degree+rw)
 run observed__rw --learners N/A "${RW[@]}"
 run paper__rw "${V[@]}" "${RW[@]}"
 run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
+# the sparse learned channel and its untrained control with those features: on the molecules
+# they leave few nodes with tied partners (benchmarks/structure_ties.py: with the degree alone
+# two thirds of the nodes have at least 4 identical partners, whose top 4 the learner cannot
+# choose), so the learner has a choice to learn
+run branch_cos_top4__rw "${V[@]}" "${RW[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set structure_k=4
+run branch_cos_top4_untrained__rw "${V[@]}" "${RW[@]}" --set observed_branch=True \
+    --set edge_score=cosine --set structure_k=4 \
+    --set 'optimizer__param_groups=[("structure.lin*",{"lr":0.0})]'
 # the readout: node outputs pooled by their sum (Xu et al.'s GIN readout) instead of the
 # paper's mean, for the learner and its yardstick alike; NAME__sum is paired with observed__sum
 SUM=(--set readout=sum)
