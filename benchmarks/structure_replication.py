@@ -130,9 +130,11 @@ def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> l
     return rows
 
 
-VERSUS = [("branch_cos_top4", "branch_cos_top4_untrained")]
+VERSUS = [("branch_cos_top4", "branch_cos_top4_untrained"),
+          ("branch_cos_top4__rw", "branch_cos_top4_untrained__rw")]
 """Pairs of settings compared directly (``--versus``): the sparse learned channel against
-the same model whose structure learner stays at its initialisation."""
+the same model whose structure learner stays at its initialisation, with the study's node
+features and with random-walk features appended (``NAME__rw``)."""
 
 
 def versus(dirs: list[Path], setting: str, other: str, min_seeds: int = 2) -> list[dict]:
