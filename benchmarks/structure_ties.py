@@ -29,7 +29,12 @@ Usage::
     python benchmarks/structure_ties.py --datasets MUTAG IMDB-BINARY IMDB-MULTI NCI1 COLLAB \\
         --epochs 30
 
-Writes ``benchmarks/results/structure_study/ties.md`` and ``.json``, after
+With ``--rw K`` the node features also get ``K`` random-walk return
+probabilities (``RandomWalkFeatures``, as the study's ``NAME__rw`` rows with
+K = 8), which tell apart many nodes that the degree and label do not.
+
+Writes ``benchmarks/results/structure_study/ties.md`` (``ties_rwK.md`` with
+``--rw K``) and ``.json``, after
 every dataset (resumable: datasets already in the JSON are skipped).
 """
 
@@ -50,7 +55,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from structure_density import identical_pairs, identical_share
 
-from sk_vibgsl import DegreeFeatures, VIBGSLClassifier
+from sk_vibgsl import DegreeFeatures, RandomWalkFeatures, VIBGSLClassifier
 from sk_vibgsl.datasets import load_tu_dataset
 
 RESULTS = Path(__file__).resolve().parent / "results" / "structure_study"
@@ -88,6 +93,10 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", nargs="+", default=["MUTAG", "IMDB-BINARY"])
     add_data_home(parser)
     parser.add_argument("--k", type=int, default=4)
+    parser.add_argument("--rw", type=int, default=0, metavar="K",
+                        help="append K random-walk return probabilities to the node features "
+                             "(RandomWalkFeatures; the study's NAME__rw rows use 8); results "
+                             "go in ties_rwK.md/json")
     parser.add_argument("--epochs", type=int, default=0,
                         help="fit the settings for this many epochs and check the "
                              "held-out IB-graphs (0: count the data only)")
@@ -101,10 +110,11 @@ def main(argv=None) -> None:
 
     results = Path(args.results_dir)
     results.mkdir(parents=True, exist_ok=True)
-    path = results / "ties.json"
+    stem = "ties" + (f"_rw{args.rw}" if args.rw else "")
+    path = results / f"{stem}.json"
     saved = json.loads(path.read_text()) if path.exists() else {"datasets": {}}
     command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
-    saved.update(command=command, k=args.k, epochs=args.epochs, settings=settings,
+    saved.update(command=command, k=args.k, rw=args.rw, epochs=args.epochs, settings=settings,
                  torch=torch.__version__, python=platform.python_version())
     for name in args.datasets:
         if name in saved["datasets"]:
@@ -115,7 +125,10 @@ def main(argv=None) -> None:
         y = np.asarray(y)
         tr, te = train_test_split(np.arange(len(y)), test_size=0.1, stratify=y, random_state=0)
         X_tr, X_te = [graphs[i] for i in tr], [graphs[i] for i in te]
-        model = make_pipeline(DegreeFeatures(append=True),
+        steps = [DegreeFeatures(append=True)]
+        if args.rw:
+            steps.append(RandomWalkFeatures(walk_length=args.rw))
+        model = make_pipeline(*steps,
                               VIBGSLClassifier(max_epochs=max(args.epochs, 1), random_state=0,
                                                torch_threads=args.threads, **settings))
         features = model[:-1].fit(X_tr).transform(X_te)
@@ -151,7 +164,9 @@ def main(argv=None) -> None:
     lines = ["# Ties in the top-k selection", "",
              f"Command: `{command}`  ",
              f"k = {args.k}. Node features: the dataset's own with the one-hot degree appended "
-             "(`DegreeFeatures(append=True)`, fitted on a stratified 90 % of the graphs, seed 0); "
+             "(`DegreeFeatures(append=True)`, fitted on a stratified 90 % of the graphs, seed 0)"
+             + (f" and {args.rw} random-walk return probabilities (`RandomWalkFeatures`)"
+                if args.rw else "") + "; "
              "counts over the held-out 10 %. *Identical pairs*: share of a graph's node pairs "
              "whose two nodes have identical features (mean over graphs). *Nodes with ≥ k "
              "identical partners*: their top-k under the cosine score is k of those partners "
@@ -176,8 +191,8 @@ def main(argv=None) -> None:
             line += (f" {r['lowest_partners_joined']:.3f} | {r['lowest_2k']:.3f} / "
                      f"{r['highest_2k']:.3f} | {r['kept_identical']:.3f} | {r['test_acc']:.1f} |")
         lines.append(line)
-    (results / "ties.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {results / 'ties.md'}")
+    (results / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {results / (stem + '.md')}")
 
 
 if __name__ == "__main__":
