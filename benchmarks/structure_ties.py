@@ -88,6 +88,15 @@ def lowest_partners_kept(same: np.ndarray, adj: np.ndarray, k: int) -> dict[str,
     return counts
 
 
+def _ratio(counts: dict, part: str, whole: str) -> float | None:
+    """``counts[part] / counts[whole]``, ``None`` when there is no such node."""
+    return counts[part] / counts[whole] if counts[whole] else None
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["MUTAG", "IMDB-BINARY"])
@@ -150,9 +159,9 @@ def main(argv=None) -> None:
                 joined = adj != 0
                 np.fill_diagonal(joined, False)
                 kept, kept_same = kept + int(joined.sum()), kept_same + int((joined & m).sum())
-            row.update(lowest_partners_joined=counts["lowest"] / max(counts["nodes"], 1),
-                       lowest_2k=counts["lowest_2k"] / max(counts["nodes_2k"], 1),
-                       highest_2k=counts["highest_2k"] / max(counts["nodes_2k"], 1),
+            row.update(lowest_partners_joined=_ratio(counts, "lowest", "nodes"),
+                       lowest_2k=_ratio(counts, "lowest_2k", "nodes_2k"),
+                       highest_2k=_ratio(counts, "highest_2k", "nodes_2k"),
                        kept_identical=kept_same / max(kept, 1),
                        test_acc=100 * float(model.score(X_te, y[te])))
         row["seconds"] = time.perf_counter() - start
@@ -188,8 +197,9 @@ def main(argv=None) -> None:
         line = (f"| {name} | {r['graphs']} | {r['identical_share']:.3f} | "
                 f"{r['tied_nodes']:.3f} | {r['untied_nodes']:.3f} |")
         if fitted and "lowest_partners_joined" in r:
-            line += (f" {r['lowest_partners_joined']:.3f} | {r['lowest_2k']:.3f} / "
-                     f"{r['highest_2k']:.3f} | {r['kept_identical']:.3f} | {r['test_acc']:.1f} |")
+            line += (f" {_share(r['lowest_partners_joined'])} | {_share(r['lowest_2k'])} / "
+                     f"{_share(r['highest_2k'])} | {r['kept_identical']:.3f} | "
+                     f"{r['test_acc']:.1f} |")
         lines.append(line)
     (results / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {results / (stem + '.md')}")
