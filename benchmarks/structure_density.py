@@ -69,19 +69,26 @@ def identical_share(same: list[np.ndarray]) -> float:
     return float(np.mean([density(m) for m in same]))
 
 
-def pair_counts(features: list, ib: list) -> dict:
-    """Pooled over graphs: node pairs, kept pairs, identical-feature pairs and
-    kept identical-feature pairs (ordered pairs, no diagonal)."""
+def joined_pairs(adj) -> np.ndarray:
+    """``n × n`` booleans: pairs of distinct nodes that an IB-graph (dense, or the
+    sparse path's scipy array) joins with a non-zero weight."""
+    joined = np.asarray(adj.toarray() if hasattr(adj, "toarray") else adj) != 0
+    np.fill_diagonal(joined, False)
+    return joined
+
+
+def pair_counts(same: list[np.ndarray], ib: list) -> dict:
+    """Pooled over graphs (``same``: :func:`identical_pairs` per graph; ``ib``:
+    ``clf.ib_graphs``): node pairs, kept pairs, identical-feature pairs and kept
+    identical-feature pairs (ordered pairs, no diagonal)."""
     counts = dict(pairs=0, kept=0, identical=0, kept_identical=0)
-    for x, (_, adj) in zip(features, ib):
-        same = identical_pairs(x)
-        kept = np.asarray(adj.toarray() if hasattr(adj, "toarray") else adj) != 0
-        np.fill_diagonal(kept, False)
-        n = len(same)
+    for m, (_, adj) in zip(same, ib):
+        kept = joined_pairs(adj)
+        n = len(m)
         counts["pairs"] += n * (n - 1)
         counts["kept"] += int(kept.sum())
-        counts["identical"] += int(same.sum())
-        counts["kept_identical"] += int((kept & same).sum())
+        counts["identical"] += int(m.sum())
+        counts["kept_identical"] += int((kept & m).sum())
     return counts
 
 
@@ -141,7 +148,7 @@ def main(argv=None) -> None:
         saved["runs"].append(dict(
             beta=beta, edge_beta=gamma, seed=seed,
             density=float(np.mean([density(a) for _, a in ib])),
-            pairs=pair_counts([s.x.numpy() for s in X_feat], ib),
+            pairs=pair_counts([identical_pairs(s.x.numpy()) for s in X_feat], ib),
             train_density=[float(v) for v in clf.history[:, "train_density"]],
             test_acc=100 * float(model.score(X_te, y[te])),
             seconds=time.perf_counter() - start))

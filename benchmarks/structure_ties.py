@@ -53,7 +53,7 @@ import torch
 from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
-from structure_density import identical_pairs, identical_share
+from structure_density import identical_pairs, identical_share, joined_pairs, pair_counts
 
 from sk_vibgsl import DegreeFeatures, RandomWalkFeatures, VIBGSLClassifier
 from sk_vibgsl.datasets import load_tu_dataset
@@ -74,7 +74,7 @@ def lowest_partners_kept(same: np.ndarray, adj: np.ndarray, k: int) -> dict[str,
     a control, among the nodes with at least ``2k`` (``nodes_2k``), how many
     it joins to all of their ``k`` lowest (``lowest_2k``) and to all of their
     ``k`` highest-index ones (``highest_2k``), disjoint sets there."""
-    kept = np.asarray(adj) != 0
+    kept = np.asarray(adj) != 0  # joined_pairs of an IB-graph
     counts = dict(nodes=0, lowest=0, nodes_2k=0, lowest_2k=0, highest_2k=0)
     for u in np.flatnonzero(tied_nodes(same, k)):
         partners = np.flatnonzero(same[u])
@@ -151,18 +151,14 @@ def main(argv=None) -> None:
             ib = model[-1].ib_graphs(features)
             counts = dict.fromkeys(["nodes", "lowest", "nodes_2k", "lowest_2k",
                                      "highest_2k"], 0)
-            kept = kept_same = 0
             for m, (_, adj) in zip(same, ib):
-                adj = adj.toarray() if hasattr(adj, "toarray") else np.asarray(adj)
-                for key, value in lowest_partners_kept(m, adj, args.k).items():
+                for key, value in lowest_partners_kept(m, joined_pairs(adj), args.k).items():
                     counts[key] += value
-                joined = adj != 0
-                np.fill_diagonal(joined, False)
-                kept, kept_same = kept + int(joined.sum()), kept_same + int((joined & m).sum())
+            pairs = pair_counts(same, ib)
             row.update(lowest_partners_joined=_ratio(counts, "lowest", "nodes"),
                        lowest_2k=_ratio(counts, "lowest_2k", "nodes_2k"),
                        highest_2k=_ratio(counts, "highest_2k", "nodes_2k"),
-                       kept_identical=kept_same / max(kept, 1),
+                       kept_identical=pairs["kept_identical"] / max(pairs["kept"], 1),
                        test_acc=100 * float(model.score(X_te, y[te])))
         row["seconds"] = time.perf_counter() - start
         saved["datasets"][name] = row

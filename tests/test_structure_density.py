@@ -27,7 +27,8 @@ def test_pair_counts_pool_kept_and_identical_pairs_over_graphs():
     a1 = np.array([[0.3, 0.5, 0.0], [0.5, 0.0, 0.2], [0.0, 0.2, 0.0]])  # kept: (0,1), (1,2)
     x2 = np.array([[1.0], [2.0]])  # no identical pair
     a2 = sp.csr_array(np.array([[0.0, 0.0], [0.0, 0.0]]))  # the sparse path's kind, nothing kept
-    counts = sd.pair_counts([x1, x2], [(x1, a1), (x2, a2)])
+    same = [sd.identical_pairs(x1), sd.identical_pairs(x2)]
+    counts = sd.pair_counts(same, [(x1, a1), (x2, a2)])
     # ordered pairs without the diagonal (the self-loop 0.3 is not a pair)
     assert counts == dict(pairs=6 + 2, kept=4, identical=2, kept_identical=2)
 
