@@ -41,7 +41,7 @@ def _reference_top_k(z, ptr, k, allowed=None):
 
 
 @pytest.mark.parametrize("k", [1, 3, 8, 50])
-@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+@pytest.mark.parametrize("block", [1, 7, 60, 1 << 22])  # 60: groups [9], [5, 1], [7]
 def test_top_k_all_pairs_is_the_exact_per_node_top_k(k, block):
     z, ptr = _batch()
     got = top_k_all_pairs(z, ptr, k, block_elements=block)
@@ -50,7 +50,7 @@ def test_top_k_all_pairs_is_the_exact_per_node_top_k(k, block):
 
 
 @pytest.mark.parametrize("k", [1, 2, 4])
-@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+@pytest.mark.parametrize("block", [1, 7, 60, 1 << 22])  # 60: groups [9], [5, 1], [7]
 def test_top_k_all_pairs_gives_ties_to_the_lower_index(k, block):
     z, ptr = _batch(sizes=(9, 6))
     z[[2, 5, 7]] = z[4].clone()  # graph 0: four equal embeddings

@@ -15,6 +15,7 @@ from sk_vibgsl.nn import (
     candidate_pairs,
     edge_density,
     edge_kl_to_prior,
+    top_k_lowest,
     top_k_mask,
     top_k_pairs,
 )
@@ -68,6 +69,20 @@ def test_top_k_mask_keeps_k_per_row_and_gives_ties_to_the_lower_index():
         want = torch.zeros_like(distinct, dtype=torch.bool).scatter_(
             -1, distinct.topk(k, -1).indices, True)
         assert torch.equal(top_k_mask(distinct, k), want)
+
+
+def test_top_k_lowest_is_the_first_k_of_a_sort_by_score_then_index():
+    # few distinct values and -inf: most rows tie at their k-th entry
+    g = torch.Generator().manual_seed(1)
+    for n in (1, 2, 5, 17):
+        scores = torch.randint(0, 3, (3, 6, n), generator=g).float()
+        scores[torch.rand(scores.shape, generator=g) < 0.2] = -torch.inf
+        for k in range(1, n + 1):
+            val, idx = top_k_lowest(scores, k)
+            for row, v, i in zip(scores.view(-1, n), val.view(-1, k), idx.view(-1, k)):
+                ranked = sorted(range(n), key=lambda c: (-float(row[c]), c))[:k]
+                assert sorted(i.tolist()) == sorted(ranked)
+                assert torch.equal(v, row[i])
 
 
 def test_top_k_pairs_breaks_ties_by_the_lower_index():

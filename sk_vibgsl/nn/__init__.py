@@ -10,6 +10,7 @@ from .structure import (
     edge_density,
     edge_kl_to_prior,
     threshold_adjacency,
+    top_k_lowest,
     top_k_mask,
     top_k_pairs,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "kl_to_standard_normal",
     "reparameterize",
     "threshold_adjacency",
+    "top_k_lowest",
     "top_k_mask",
     "top_k_pairs",
 ]

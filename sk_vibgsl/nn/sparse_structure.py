@@ -34,7 +34,7 @@ import torch
 from torch import Tensor
 
 from .sparse_ann import approx_top_k
-from .structure import top_k_mask
+from .structure import top_k_lowest
 
 __all__ = [
     "IBEdges",
@@ -83,10 +83,12 @@ def top_k_all_pairs(
         \mathrm{top}_k(u) = \operatorname{arg\,top\text{-}k}_{v \ne u,\ g(v) = g(u)}
         \hat z_u \cdot \hat z_v
 
-    Graphs are padded to the batch's largest size ``N`` and scored in blocks
-    of ``B' × R × N`` entries (at most ``block_elements``): memory
-    :math:`O(\text{block})`, time :math:`O(\sum_g n_g^2 d)` up to padding.
-    Among equal scores the lower index wins (:func:`~sk_vibgsl.nn.top_k_mask`),
+    Consecutive graphs are grouped while ``B' m²`` stays within
+    ``block_elements`` (``m`` the group's largest size), padded to ``m`` and
+    scored in blocks of ``B' × R × m`` entries (a graph larger than the block
+    alone, ``R`` rows at a time): memory :math:`O(\text{block})`, time
+    :math:`O(\sum_g n_g^2 d)` up to the padding within a group.
+    Among equal scores the lower index wins (:func:`~sk_vibgsl.nn.top_k_lowest`),
     as on the dense path (:func:`~sk_vibgsl.nn.top_k_pairs`).
 
     Parameters
@@ -122,37 +124,35 @@ def top_k_all_pairs(
     key[graph, local] = torch.cat([z.detach(), z.new_zeros(len(z), 1)], 1)
     key = key.transpose(1, 2)
     out = []
-    graphs_per_block = max(1, block_elements // (n * n))
     # One score buffer for all blocks: a fresh block per iteration, with the
     # small selections allocated between them, fragmented the heap (1.1 GB
     # retained after scoring one graph of 32,000 nodes in 16 MB blocks).
-    buffer = z.new_empty(max(block_elements, min(graphs_per_block, b) * n))
-    for g0 in range(0, b, graphs_per_block):
-        g1 = min(b, g0 + graphs_per_block)
+    buffer = z.new_empty(max(block_elements, n))
+    host = sizes.tolist()
+    g0 = 0
+    while g0 < b:
+        # consecutive graphs while the block holds them at the largest one's
+        # size m, scored over m columns only (not the batch's N): a large
+        # graph is its own block without padding
+        m, g1 = host[g0], g0 + 1
+        while g1 < b and (g1 - g0 + 1) * max(m, host[g1]) ** 2 <= block_elements:
+            m, g1 = max(m, host[g1]), g1 + 1
+        km = min(kk, m - 1)
         ng = sizes[g0:g1]
-        rows_per_block = max(1, block_elements // ((g1 - g0) * n))
-        for r0 in range(0, n, rows_per_block):
-            r1 = min(n, r0 + rows_per_block)
-            s = buffer[: (g1 - g0) * (r1 - r0) * n].view(g1 - g0, r1 - r0, n)
-            torch.bmm(query[g0:g1, r0:r1], key[g0:g1], out=s)  # (B', R, N)
+        rows_per_block = max(1, block_elements // ((g1 - g0) * m))
+        for r0 in range(0, m if km >= 1 else 0, rows_per_block):
+            r1 = min(m, r0 + rows_per_block)
+            s = buffer[: (g1 - g0) * (r1 - r0) * m].view(g1 - g0, r1 - r0, m)
+            torch.bmm(query[g0:g1, r0:r1], key[g0:g1, :, :m], out=s)  # (B', R, m)
             rows = torch.arange(r0, r1, device=z.device)
             s[:, rows - r0, rows] = -torch.inf  # no self-pairs
-            val, idx = s.topk(kk + 1, dim=-1)  # kk < n: the (k+1)-th shows a tie
-            real_row = rows.view(1, -1, 1) < ng.view(-1, 1, 1)
-            kth = val[..., kk - 1]
-            tie = (val[..., kk] == kth).logical_and_(kth > _FAR / 2)
-            val, idx = val[..., :kk], idx[..., :kk]
-            if bool(tie.any()):
-                # a tie at the k-th score: topk's pick among equals is the kernel's;
-                # take the lower indices (top_k_mask), as the dense path does
-                ok = top_k_mask(s, kk).logical_and_(s > _FAR / 2).logical_and_(real_row)
-                gb, r, v = ok.nonzero(as_tuple=True)
-            else:
-                ok = (val > _FAR / 2) & real_row
-                gb, r, j = ok.nonzero(as_tuple=True)
-                v = idx[gb, r, j]
+            val, idx = top_k_lowest(s, km)  # ties to the lower index, as on the dense path
+            ok = (val > _FAR / 2).logical_and_(rows.view(1, -1, 1) < ng.view(-1, 1, 1))
+            gb, r, j = ok.nonzero(as_tuple=True)
+            v = idx[gb, r, j]
             base = ptr[g0 + gb]
             out.append(torch.stack([base + r0 + r, base + v]))
+        g0 = g1
     return torch.cat(out, 1) if out else torch.empty((2, 0), dtype=torch.long, device=z.device)
 
 

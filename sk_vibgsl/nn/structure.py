@@ -21,6 +21,7 @@ __all__ = [
     "edge_density",
     "edge_kl_to_prior",
     "threshold_adjacency",
+    "top_k_lowest",
     "top_k_mask",
     "top_k_pairs",
 ]
@@ -209,17 +210,67 @@ def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
     return selected | selected.transpose(-1, -2)
 
 
-def top_k_mask(scores: Tensor, k: int) -> Tensor:
-    r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
+def top_k_lowest(scores: Tensor, k: int) -> tuple[Tensor, Tensor]:
+    r"""Each row's ``k`` largest entries, ties going to the lower index.
+
+    With :math:`t_u` the row's ``k``-th largest entry, row :math:`u` keeps
+    every entry above :math:`t_u` and, of the entries equal to it, the
+    :math:`k - |\{w : s_{uw} > t_u\}|` with the lowest indices:
 
     .. math::
         M_{uv} = [s_{uv} > t_u] \lor \left([s_{uv} = t_u] \land
         |\{w \le v : s_{uw} = t_u\}| \le k - |\{w : s_{uw} > t_u\}|\right)
 
-    with :math:`t_u` the row's ``k``-th largest entry. :meth:`torch.Tensor.topk`
-    leaves the choice among equal entries to the implementation (it differs
-    between kernels and block sizes); this rule makes the selection a
-    function of the scores alone, the same as
+    :meth:`torch.Tensor.topk` leaves the choice among equal entries to the
+    implementation (it differs between kernels and block sizes); this rule
+    makes the selection a function of the scores alone. Where no row has a
+    tie at its ``k``-th entry it is one ``topk``; otherwise the tied picks
+    come from the ``k`` smallest indices of :math:`\{v : s_{uv} = t_u\}`:
+    one comparison and one more ``topk`` over the scores.
+
+    Parameters
+    ----------
+    scores : Tensor of shape (..., N)
+        No NaN; ``-inf`` entries are ordinary (lowest) values.
+    k : int
+        ``1 ≤ k ≤ N``.
+
+    Returns
+    -------
+    values, indices : Tensor of shape (..., k)
+        The kept entries and their indices, in no specified order within a
+        row (``values`` is ``scores`` gathered at ``indices``).
+    """
+    n = scores.shape[-1]
+    val, idx = scores.topk(min(k + 1, n), dim=-1)
+    if k == n:
+        return val, idx
+    kth = val[..., k - 1 : k]
+    tie = val[..., k : k + 1] == kth  # a (k+1)-th entry equal to the k-th
+    val, idx = val[..., :k], idx[..., :k]
+    if not bool(tie.any()):
+        return val, idx
+    # sorted descending: the `above` entries above t_u come first, then ties
+    above = (val > kth).sum(-1, keepdim=True)
+    position = torch.arange(n, device=scores.device, dtype=torch.int32)
+    tied = torch.where(scores == kth, position, n).topk(k, dim=-1, largest=False).values
+    j = torch.arange(k, device=scores.device)
+    from_tied = tied.gather(-1, (j - above).clamp_(min=0)).long()
+    keep_top = j < above
+    return torch.where(keep_top, val, kth), torch.where(keep_top, idx, from_tied)
+
+
+def top_k_mask(scores: Tensor, k: int) -> Tensor:
+    r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
+
+    The mask of :func:`top_k_lowest`'s indices:
+
+    .. math::
+        M_{uv} = [s_{uv} > t_u] \lor \left([s_{uv} = t_u] \land
+        |\{w \le v : s_{uw} = t_u\}| \le k - |\{w : s_{uw} > t_u\}|\right)
+
+    with :math:`t_u` the row's ``k``-th largest entry: a function of the
+    scores alone, the same as
     :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates` (a stable sort)
     and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs` make.
 
@@ -234,15 +285,8 @@ def top_k_mask(scores: Tensor, k: int) -> Tensor:
     -------
     Tensor of shape (..., N), bool, exactly ``k`` entries per row.
     """
-    n = scores.shape[-1]
-    val, idx = scores.topk(min(k + 1, n), dim=-1)
-    kth = val[..., k - 1 : k]
-    if k == n or not bool((val[..., k : k + 1] == kth).any()):  # no tie at the k-th
-        return torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx[..., :k], True)
-    above = scores > kth
-    tied = scores == kth
-    room = k - above.sum(-1, keepdim=True)
-    return above | (tied & (tied.cumsum(-1) <= room))
+    _, idx = top_k_lowest(scores, k)
+    return torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx, True)
 
 
 def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor:
