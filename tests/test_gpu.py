@@ -164,3 +164,33 @@ def test_cuda_save_params_load_params_on_cpu(graphs, tmp_path):
     assert not next(cpu.module_.parameters()).is_cuda
     assert np.allclose(cpu.predict_proba(X), on_gpu, atol=1e-4)
     assert len(cpu.history) == 5
+
+
+@pytest.mark.parametrize("block", [60, 1 << 22])
+def test_top_k_selection_with_ties_is_the_same_on_cuda(block):
+    from sk_vibgsl.nn.sparse_structure import top_k_all_pairs
+    from sk_vibgsl.nn.structure import top_k_mask
+
+    g = torch.Generator().manual_seed(0)
+    # few distinct embeddings: most nodes tie at their k-th partner
+    z = torch.randint(-1, 2, (60, 3), generator=g).float()
+    ptr = torch.tensor([0, 9, 14, 15, 40, 60])
+    for k in (1, 4, 8):
+        cpu = top_k_all_pairs(z, ptr, k, block)
+        gpu = top_k_all_pairs(z.cuda(), ptr.cuda(), k, block).cpu()
+        assert set(map(tuple, cpu.T.tolist())) == set(map(tuple, gpu.T.tolist()))
+        assert cpu.shape == gpu.shape
+        scores = torch.randint(0, 3, (4, 7, 25), generator=g).float()
+        assert torch.equal(top_k_mask(scores, k), top_k_mask(scores.cuda(), k).cpu())
+
+
+def test_sparse_top_k_fit_on_cuda_predicts_as_on_cpu(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(
+        device="cuda", observed_branch=True, edge_score="cosine", structure_k=4,
+        graph_path="sparse", max_epochs=5, random_state=0,
+    ).fit(X, y)
+    proba = clf.predict_proba(X)
+    clf.set_params(device="cpu")
+    clf.module_.to("cpu")
+    assert np.allclose(proba, clf.predict_proba(X), atol=1e-4)
