@@ -263,23 +263,15 @@ def top_k_lowest(scores: Tensor, k: int) -> tuple[Tensor, Tensor]:
 def top_k_mask(scores: Tensor, k: int) -> Tensor:
     r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
 
-    The mask of :func:`top_k_lowest`'s indices:
-
-    .. math::
-        M_{uv} = [s_{uv} > t_u] \lor \left([s_{uv} = t_u] \land
-        |\{w \le v : s_{uw} = t_u\}| \le k - |\{w : s_{uw} > t_u\}|\right)
-
-    with :math:`t_u` the row's ``k``-th largest entry: a function of the
-    scores alone, the same as
+    The mask :math:`M` of :func:`top_k_lowest`'s indices (its formula): a
+    function of the scores alone, the same selection as
     :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates` (a stable sort)
     and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs` make.
 
     Parameters
     ----------
-    scores : Tensor of shape (..., N)
-        No NaN; ``-inf`` entries are ordinary (lowest) values.
-    k : int
-        ``1 ≤ k ≤ N``.
+    scores, k
+        As for :func:`top_k_lowest`.
 
     Returns
     -------
