@@ -16,7 +16,7 @@
 #   EXTRA="--device cuda" N_JOBS=4 ONLY=branch_cos_top4 \
 #       bash benchmarks/run_structure_study.sh REDDIT-BINARY   # on a GPU: a few fits at a time
 #       (one fit alone ran an epoch of 400 REDDIT graphs in 0.14 s on an H200; sixteen fits
-#       sharing it took 11 s an epoch of 1,620 each)
+#       sharing it, with the slower top-k before 926cdd0, took 11 s an epoch of 1,620 each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_HOME="${DATA_HOME:-../shared/datasets}"
