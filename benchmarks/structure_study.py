@@ -81,6 +81,12 @@ def compare(results: Path, data_home: str | None) -> dict:
             folds = sorted(f for d, b, f in records if (d, b) == (dataset, backbone))
             n_folds = records[(dataset, backbone, folds[0])]["n_folds"]
             entry = {"folds_done": len(folds), "folds": n_folds}
+            if len(folds) < n_folds and name != baseline_of(name):
+                # an unfinished cell: its folds so far, paired with the same folds
+                acc = np.array([records[(dataset, backbone, f)]["test_acc"] for f in folds])
+                base = settings.get(baseline_of(name), {})
+                entry.update(partial={"folds_run": folds, "mean": float(acc.mean()),
+                                      **_paired(acc, base, dataset, backbone, folds)})
             if len(folds) == n_folds:
                 acc = np.array([records[(dataset, backbone, f)]["test_acc"] for f in folds])
                 dens = [records[(dataset, backbone, f)].get("ib_density") for f in folds]
@@ -245,8 +251,13 @@ def write(summary: dict, results: Path) -> None:
         dataset, backbone = key.split()
         for name, c in row.items():
             if "mean" not in c:
+                part = c.get("partial", {})
+                diff, wtl = _paired_cells(part)
+                ran = ", ".join(map(str, part.get("folds_run", [])))
+                so_far = (f"; folds {ran}: {part['mean']:.1f}" if part else "")
                 lines.append(f"| {dataset} | {backbone.upper()} | {name} | "
-                             f"missing ({c['folds_done']}/{c['folds']} folds) | | | | | |")
+                             f"missing ({c['folds_done']}/{c['folds']} folds{so_far}) | "
+                             f"{diff if part else ''} | {wtl if part else ''} | | | |")
                 continue
             diff, wtl = _paired_cells(c)
             warn = " ⚠" if c["collapsed_folds"] else ""

@@ -94,3 +94,22 @@ def test_a_suffixed_setting_is_also_paired_with_its_unsuffixed_self(tmp_path):
     rows = [line for line in section.splitlines() if line.startswith("| MUTAG")]
     assert rows == [f"| MUTAG | GIN | mix__sum | mix | {diff.mean():+.1f} ± {diff.std():.1f} "
                     "| 7–2–1 |"]
+
+
+def test_an_unfinished_cell_reports_its_folds_so_far_paired_on_the_same_folds(tmp_path):
+    """A setting with 3 of 10 folds is not averaged as a whole cell, but its folds so
+    far are paired with the yardstick's same folds (and said to be partial)."""
+    study = _import_script()
+    observed = np.arange(70.0, 80.0)
+    _write(tmp_path / "observed", observed)
+    _write(tmp_path / "sparse", observed[:3] + np.array([2.0, -1.0, 2.0]))
+    summary = study.compare(tmp_path, str(DATA))
+    cell = summary["cells"]["MUTAG gin"]["sparse"]
+    assert "mean" not in cell and cell["folds_done"] == 3
+    assert cell["partial"]["folds_run"] == [0, 1, 2]
+    assert cell["partial"]["paired_diff"] == pytest.approx(1.0)
+    assert (cell["partial"]["won"], cell["partial"]["lost"]) == (2, 1)
+    study.write(summary, tmp_path)
+    row = next(line for line in (tmp_path / "README.md").read_text().splitlines()
+               if line.startswith("| MUTAG | GIN | sparse |"))
+    assert "missing (3/10 folds; folds 0, 1, 2: 72.0) | +1.0 ± 1.4 | 2–0–1 |" in row
