@@ -62,6 +62,14 @@ run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine 
 # projection's cosine; only the score's scale and bias, the gate and the GNNs learn
 run branch_cos_top4_untrained "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set structure_k=4 --set 'optimizer__param_groups=[("structure.lin*",{"lr":0.0})]'
+# direction c inside the channel: the top 4 chosen among the observed neighbours (hops1: a learned
+# sparsification of the observed graph; molecules, of degree <= 4, keep every edge) or within
+# two hops (hops2: HGP-SL's candidates; on the IMDB ego-networks, of diameter 2, every pair),
+# so that the pairs the score cannot tell apart are at least pairs the observed graph relates
+run branch_cos_hops1_top4 "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set candidate_hops=1 --set structure_k=4
+run branch_cos_hops2_top4 "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set candidate_hops=2 --set structure_k=4
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
