@@ -113,3 +113,37 @@ def test_an_unfinished_cell_reports_its_folds_so_far_paired_on_the_same_folds(tm
     row = next(line for line in (tmp_path / "README.md").read_text().splitlines()
                if line.startswith("| MUTAG | GIN | sparse |"))
     assert "missing (3/10 folds; folds 0, 1, 2: 72.0) | +1.0 ± 1.4 | 2–0–1 |" in row
+
+
+def test_goals_judge_each_setting_on_the_six_datasets_and_leave_unfinished_ones_open():
+    """Goal 1 fails on one finished dataset below −0.5 (−0.51 counts), holds only when
+    all six are finished; goal 2 lists the finished datasets at or above +1.0; goal 3
+    counts collapsed folds; an unfinished cell decides nothing, a subsampled row and
+    the yardsticks are left out."""
+    study = _import_script()
+
+    def done(diff, collapsed=()):
+        return {"paired_diff": diff, "collapsed_folds": list(collapsed)}
+
+    six = study.GOAL_DATASETS
+    cells = {f"{d} gcn": {"observed": {"mean": 80.0, "collapsed_folds": []},
+                          "fine": done(1.0 if d == "NCI1" else 0.2),
+                          "open": (done(-0.5) if d != "COLLAB" else
+                                   {"folds": 10, "partial": {"paired_diff": -4.0,
+                                                             "folds_run": [0, 1]}})}
+             for d in six}
+    cells["MUTAG gcn"]["worse"] = done(1.2, collapsed=[3, 7])
+    cells["IMDB-BINARY gcn"]["worse"] = done(-0.51)
+    cells["NCI1[1000] gcn"] = {"worse": done(-9.0), "fine": done(-9.0)}
+    rows = {r["setting"]: r for r in study.goals({"cells": cells, "seeds": [0]})}
+    assert set(rows) == {"fine", "open", "worse"}
+    assert (rows["fine"]["never_worse"], rows["fine"]["better"]) == ("yes", ["NCI1"])
+    assert rows["open"]["never_worse"] == "open" and rows["open"]["better"] == []
+    assert rows["open"]["datasets"]["COLLAB"]["folds_run"] == 2
+    worse = rows["worse"]
+    assert (worse["never_worse"], worse["below"]) == ("no", ["IMDB-BINARY"])
+    assert (worse["better"], worse["collapsed"]) == (["MUTAG"], 2)
+    lines = study._goal_lines({"cells": cells, "seeds": [0]})
+    assert "| worse | GCN | +1.20 ⚠ | -0.51 | · | · | · | · | no (IMDB-B) | 1: MUTAG | 2 |" \
+        in lines
+    assert any(line.startswith("| open | GCN |") and "-4.00 (2/10)" in line for line in lines)
