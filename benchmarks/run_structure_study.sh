@@ -70,6 +70,12 @@ run branch_cos_hops1_top4 "${V[@]}" --set observed_branch=True --set edge_score=
     --set candidate_hops=1 --set structure_k=4
 run branch_cos_hops2_top4 "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set candidate_hops=2 --set structure_k=4
+# direction f inside the channel: top-k picks, for every node of a class of identical features,
+# the same lowest-index partners (benchmarks/results/structure_study/ties.md), which thus become
+# hubs (on COLLAB up to 238 learned edges at k = 4); GIN sums over them, GCN normalises. The
+# learned channel's graph row-normalised (D^-1 A), so that each node averages its partners
+run branch_cos_top4_row "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set structure_k=4 --set ib_graph_norm=row
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
