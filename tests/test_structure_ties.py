@@ -29,3 +29,20 @@ def test_lowest_partners_kept_counts_the_tie_rule_and_its_control():
     # partners: 0 -> {3, 4} not, 1 -> {3, 4} not, 2 -> {3, 4} not, 3 -> {2, 4} not,
     # 4 -> {2, 3} not
     assert counts == dict(nodes=5, lowest=3, nodes_2k=5, lowest_2k=3, highest_2k=0)
+
+
+def test_largest_degree_counts_the_learned_edges_of_the_busiest_node():
+    """A star's centre has every other node as a partner; the diagonal and zero
+    weights do not count, and a scipy array (the sparse path's IB-graph) counts alike."""
+    import scipy.sparse as sp
+
+    st = _import_script()
+    adj = np.zeros((6, 6))
+    adj[0, 1:] = adj[1:, 0] = 0.3
+    adj[2, 3] = adj[3, 2] = 0.9
+    adj[4, 4] = 1.0  # a self-loop is not a partner
+    assert st.largest_degree(adj) == 5
+    adj[0, 5] = adj[5, 0] = 0.0
+    assert st.largest_degree(adj) == 4
+    assert st.largest_degree(sp.csr_array(adj)) == 4
+    assert st.largest_degree(np.zeros((3, 3))) == 0
