@@ -72,7 +72,7 @@ run branch_cos_hops2_top4 "${V[@]}" --set observed_branch=True --set edge_score=
     --set candidate_hops=2 --set structure_k=4
 # direction f inside the channel: top-k picks, for every node of a class of identical features,
 # the same lowest-index partners (benchmarks/results/structure_study/ties.md), which thus become
-# hubs (on COLLAB up to 238 learned edges at k = 4); GIN sums over them, GCN normalises. The
+# hubs (on COLLAB up to 242 learned edges at k = 4); GIN sums over them, GCN normalises. The
 # learned channel's graph row-normalised (D^-1 A), so that each node averages its partners
 run branch_cos_top4_row "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set structure_k=4 --set ib_graph_norm=row
