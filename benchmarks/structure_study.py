@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from _overrides import add_data_home  # benchmarks/_overrides.py
+from reproduce_table1 import SHORT  # the report's short dataset names
 
 RESULTS = Path(__file__).resolve().parent / "results" / "structure_study"
 BASELINE = "observed"
@@ -243,8 +244,7 @@ def goals(summary: dict) -> list[dict]:
 
 def _goal_lines(summary: dict) -> list[str]:
     """The report's goals section: one row per setting and backbone (:func:`goals`)."""
-    short = {"IMDB-BINARY": "IMDB-B", "IMDB-MULTI": "IMDB-M", "REDDIT-BINARY": "REDDIT-B"}
-    names = [short.get(d, d) for d in GOAL_DATASETS]
+    names = [SHORT.get(d, d) for d in GOAL_DATASETS]
     lines = ["", "## The goals, per setting", "",
              "Each setting and backbone against the study's goals, on the six datasets "
              "(paired Δ to its yardstick in points, two decimals, so that a value just "
@@ -271,8 +271,8 @@ def _goal_lines(summary: dict) -> list[str]:
             else:
                 cells.append(f"{v['paired_diff']:+.2f}" + (" ⚠" if v["collapsed"] else ""))
         never = row["never_worse"] + (
-            f" ({', '.join(short.get(d, d) for d in row['below'])})" if row["below"] else "")
-        better = (f"{len(row['better'])}: {', '.join(short.get(d, d) for d in row['better'])}"
+            f" ({', '.join(SHORT.get(d, d) for d in row['below'])})" if row["below"] else "")
+        better = (f"{len(row['better'])}: {', '.join(SHORT.get(d, d) for d in row['better'])}"
                   if row["better"] else "0")
         lines.append(f"| {row['setting']} | {row['backbone'].upper()} | {' | '.join(cells)} "
                      f"| {never} | {better} | {row['collapsed']} |")

@@ -165,11 +165,13 @@ def main(argv=None) -> None:
             ib = model[-1].ib_graphs(features)
             counts = dict.fromkeys(["nodes", "lowest", "nodes_2k", "lowest_2k",
                                      "highest_2k"], 0)
+            largest = []
             for m, (_, adj) in zip(same, ib):
-                for key, value in lowest_partners_kept(m, joined_pairs(adj), args.k).items():
+                joined = joined_pairs(adj)
+                for key, value in lowest_partners_kept(m, joined, args.k).items():
                     counts[key] += value
+                largest.append(largest_degree(joined))
             pairs = pair_counts(same, ib)
-            largest = [largest_degree(adj) for _, adj in ib]
             row.update(largest_degree_median=float(np.median(largest)),
                        largest_degree_max=int(max(largest)),
                        nodes_median=float(np.median([len(m) for m in same])))
