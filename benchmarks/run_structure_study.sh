@@ -76,6 +76,11 @@ run branch_cos_hops2_top4 "${V[@]}" --set observed_branch=True --set edge_score=
 # learned channel's graph row-normalised (D^-1 A), so that each node averages its partners
 run branch_cos_top4_row "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set structure_k=4 --set ib_graph_norm=row
+# the hubs removed at their source instead: tied partners taken round the graph from each node
+# (structure_ties="cyclic"), so that a class of identical nodes forms a ring of degree <= 2k and
+# GIN's sums stay the size they are on the observed graph, without row-normalising
+run branch_cos_top4_cyc "${V[@]}" --set observed_branch=True --set edge_score=cosine \
+    --set structure_k=4 --set structure_ties=cyclic
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row

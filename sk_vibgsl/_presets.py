@@ -25,6 +25,7 @@ PAPER_PARAMS: dict = {
     "structure_mix": 0.0,
     "edge_score": "inner",
     "structure_k": None,
+    "structure_ties": "lowest",
     "candidate_hops": None,
     "edge_beta": 0.0,
     "edge_prior": 0.1,

@@ -66,6 +66,40 @@ def test_top_k_all_pairs_gives_ties_to_the_lower_index(k, block):
     assert got == want
 
 
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("block", [1, 7, 60, 1 << 22])
+def test_top_k_all_pairs_cyclic_ties_take_the_next_nodes_round_the_graph(k, block):
+    z, ptr = _batch(sizes=(9, 6))
+    z[[2, 5, 7]] = z[4].clone()
+    z[[11, 12, 13]] = z[10].clone()
+    got = set(map(tuple, top_k_all_pairs(z, ptr, k, block, ties="cyclic").T.tolist()))
+    want = set()
+    for g in range(2):
+        s, e = int(ptr[g]), int(ptr[g + 1])
+        for u in range(s, e):
+            score = {v: float(z[u] @ z[v]) for v in range(s, e) if v != u}
+            ranked = sorted(score, key=lambda v: (-score[v], (v - u - 1) % (e - s)))
+            want |= {(u, v) for v in ranked[:k]}
+    assert got == want
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_top_k_candidates_cyclic_ties_match_the_all_pairs_rule(k):
+    z, ptr = _batch(sizes=(9, 6))
+    z[[2, 5, 7]] = z[4].clone()
+    z[[11, 12, 13]] = z[10].clone()
+    full = torch.zeros(15, 15, dtype=torch.bool)
+    full[:9, :9] = full[9:, 9:] = True
+    full.fill_diagonal_(False)
+    cand = full.nonzero().T  # every pair of each graph, sorted by (u, v)
+    for ties in ("lowest", "cyclic"):
+        got = set(map(tuple, top_k_candidates(z, cand, k, ties).T.tolist()))
+        want = set(map(tuple, top_k_all_pairs(z, ptr, k, ties=ties).T.tolist()))
+        assert got == want, ties
+    with pytest.raises(ValueError, match="ties"):
+        top_k_candidates(z, cand, k, "random")
+
+
 def _random_graph(n=30, p=0.08, seed=0):
     g = torch.Generator().manual_seed(seed)
     a = torch.rand(n, n, generator=g) < p

@@ -94,6 +94,76 @@ def test_top_k_pairs_breaks_ties_by_the_lower_index():
     assert torch.equal(got[0], want)
 
 
+def test_top_k_lowest_with_a_start_counts_indices_round_from_it():
+    g = torch.Generator().manual_seed(2)
+    for n in (2, 5, 17):
+        scores = torch.randint(0, 3, (3, n, n), generator=g).float()
+        scores[torch.rand(scores.shape, generator=g) < 0.2] = -torch.inf
+        start = torch.randint(0, n, (3, n, 1), generator=g)
+        for k in range(1, n + 1):
+            val, idx = top_k_lowest(scores, k, start)
+            for row, c, v, i in zip(scores.view(-1, n), start.view(-1), val.view(-1, k),
+                                    idx.view(-1, k)):
+                ranked = sorted(range(n), key=lambda j: (-float(row[j]), (j - int(c)) % n))
+                assert sorted(i.tolist()) == sorted(ranked[:k])
+                assert torch.equal(v, row[i])
+        # start 0 is the plain rule
+        zero = torch.zeros(3, n, 1, dtype=torch.long)
+        assert torch.equal(top_k_mask(scores, 1, zero), top_k_mask(scores, 1))
+
+
+def test_cyclic_ties_pick_the_next_nodes_so_no_node_becomes_a_hub():
+    n, k = 9, 2
+    logits = torch.zeros(1, n, n)  # every pair scores the same
+    everyone = candidate_pairs(torch.ones(1, n, dtype=torch.bool))
+    lowest = top_k_pairs(logits, k, everyone)
+    cyclic = top_k_pairs(logits, k, everyone, ties="cyclic")
+    # lowest: every node picks 0 and 1 (1 picks 0 and 2): nodes 0 and 1 join everyone
+    assert lowest[0].sum(-1).tolist() == [8, 8] + [2] * 7
+    # cyclic: u picks u+1 and u+2 (mod 9): the ring with its second neighbours
+    want = torch.zeros(n, n, dtype=torch.bool)
+    for u in range(n):
+        for step in (1, 2):
+            want[u, (u + step) % n] = want[(u + step) % n, u] = True
+    assert torch.equal(cyclic[0], want)
+    assert cyclic[0].sum(-1).max() == 2 * k
+    # distinct scores: the rule changes nothing
+    distinct = torch.randn(2, 7, 7)
+    distinct = distinct + distinct.transpose(-1, -2)
+    _, mask, adj = _batch()
+    cand = candidate_pairs(mask, adj, 2)
+    assert torch.equal(top_k_pairs(distinct, 2, cand, "cyclic"), top_k_pairs(distinct, 2, cand))
+    with pytest.raises(ValueError, match="ties"):
+        top_k_pairs(logits, k, everyone, ties="random")
+
+
+def test_structure_ties_cyclic_is_the_same_model_on_both_paths_and_caps_tied_degrees():
+    # two graphs whose nodes repeat a few feature rows: ties everywhere
+    g = torch.Generator().manual_seed(5)
+    rows = torch.randn(3, 4, generator=g, dtype=torch.float64)
+    x = torch.zeros(2, 16, 4, dtype=torch.float64)
+    x[0] = rows[torch.arange(16) % 2]  # two sets of 8 alike nodes
+    x[1, :9] = rows[torch.arange(9) % 3]
+    mask = torch.zeros(2, 16, dtype=torch.bool)
+    mask[0], mask[1, :9] = True, True
+    out, graph = {}, {}
+    for ties in ("lowest", "cyclic"):
+        for path in ("dense", "sparse"):
+            torch.manual_seed(0)
+            m = VIBGSLModule(4, 2, edge_score="cosine", structure_k=2, structure_ties=ties,
+                             edge_threshold=0.0, graph_path=path).double().eval()
+            out[ties, path] = m(x, mask)[0]
+        graph[ties] = m.ib_graph(x, mask)[1] > 0
+    for ties in ("lowest", "cyclic"):
+        assert torch.allclose(out[ties, "dense"], out[ties, "sparse"], atol=1e-10), ties
+    assert not torch.allclose(out["lowest", "dense"], out["cyclic", "dense"])
+    # each node is picked by at most k others within its tied set, and picks k itself
+    assert graph["cyclic"].sum(-1).max() <= 2 * 2 < graph["lowest"].sum(-1).max()
+    with pytest.raises(ValueError, match="structure_ties"):
+        VIBGSLClassifier(structure_ties="first").fit(
+            [(np.ones((3, 2)), np.ones((3, 3)))] * 4, [0, 1, 0, 1])
+
+
 def test_candidate_pairs_are_the_h_hop_neighbourhood():
     _, mask, adj = _batch(sizes=(7, 4))
     for hops in (1, 2, 3):

@@ -81,6 +81,9 @@ class VIBGSLModule(nn.Module):
         Edge logit of the structure learner (:class:`StructureLearner`).
     structure_k : int, optional
         Per-node top-``k`` sparsification of the learned graph.
+    structure_ties : {"lowest", "cyclic"}, default="lowest"
+        Which of equal scores the top-``k`` keeps
+        (:func:`~sk_vibgsl.nn.structure.tie_start`).
     candidate_hops : int, optional
         Learned edges only between nodes within this many hops of the
         observed graph (:func:`candidate_pairs`); needs ``adj``.
@@ -183,6 +186,7 @@ class VIBGSLModule(nn.Module):
         batch_norm: bool = False,
         edge_score: str = "inner",
         structure_k: int | None = None,
+        structure_ties: str = "lowest",
         candidate_hops: int | None = None,
         edge_prior: float | None = None,
         learn_mix: bool = False,
@@ -232,7 +236,8 @@ class VIBGSLModule(nn.Module):
         self.feature_mask = FeatureMask(in_channels) if feature_mask else None
         self.structure = (
             StructureLearner(
-                in_channels, hidden_dim, temperature, edge_threshold, edge_score, structure_k
+                in_channels, hidden_dim, temperature, edge_threshold, edge_score, structure_k,
+                structure_ties,
             )
             if structure_mix < 1
             else None

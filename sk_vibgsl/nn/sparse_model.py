@@ -146,7 +146,7 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
             z, bias, batch.ptr, k=s.k, candidates=candidates,
             temperature=s.temperature if module.training else None,
             threshold=s.threshold, noise=noise,
-            search=module.top_k_search, seed=module.ann_seed,
+            search=module.top_k_search, seed=module.ann_seed, ties=s.ties,
         )
         index, weight = edges.directed()
         if module.ib_graph_norm == "row":  # D_IB^-1 A_IB: row i's weights sum to 1

@@ -34,7 +34,7 @@ import torch
 from torch import Tensor
 
 from .sparse_ann import approx_top_k
-from .structure import top_k_lowest
+from .structure import tie_start, top_k_lowest
 
 __all__ = [
     "IBEdges",
@@ -75,7 +75,7 @@ def _graph_of(ptr: Tensor) -> Tensor:
 
 @torch.no_grad()
 def top_k_all_pairs(
-    z: Tensor, ptr: Tensor, k: int, block_elements: int = BLOCK_ELEMENTS
+    z: Tensor, ptr: Tensor, k: int, block_elements: int = BLOCK_ELEMENTS, ties: str = "lowest"
 ) -> Tensor:
     r"""Each node's ``k`` best partners among all other nodes of its graph.
 
@@ -89,7 +89,9 @@ def top_k_all_pairs(
     alone, ``R`` rows at a time): memory :math:`O(\text{block})`, time
     :math:`O(\sum_g n_g^2 d)` up to the padding within a group.
     Among equal scores the lower index wins (:func:`~sk_vibgsl.nn.top_k_lowest`),
-    as on the dense path (:func:`~sk_vibgsl.nn.top_k_pairs`).
+    or with ``ties="cyclic"`` the first after the node going round its graph
+    (:func:`~sk_vibgsl.nn.tie_start`), as on the dense path
+    (:func:`~sk_vibgsl.nn.top_k_pairs`).
 
     Parameters
     ----------
@@ -100,12 +102,14 @@ def top_k_all_pairs(
     k : int
         Partners per node (fewer where a graph has fewer other nodes).
     block_elements : int, default=BLOCK_ELEMENTS
+    ties : {"lowest", "cyclic"}, default="lowest"
 
     Returns
     -------
     Tensor of shape (2, S), long
         Directed selections ``(u, v)``.
     """
+    tie_start(ptr[:0], ties)  # checks the rule before any work
     sizes = ptr.diff()
     b, n = len(sizes), int(sizes.max()) if len(sizes) else 0
     kk = min(k, n - 1)
@@ -146,7 +150,8 @@ def top_k_all_pairs(
             torch.bmm(query[g0:g1, r0:r1], key[g0:g1, :, :m], out=s)  # (B', R, m)
             rows = torch.arange(r0, r1, device=z.device)
             s[:, rows - r0, rows] = -torch.inf  # no self-pairs
-            val, idx = top_k_lowest(s, km)  # ties to the lower index, as on the dense path
+            start = tie_start(rows.view(1, -1, 1), ties)  # rows are local indices
+            val, idx = top_k_lowest(s, km, start)  # ties broken as on the dense path
             ok = (val > _FAR / 2).logical_and_(rows.view(1, -1, 1) < ng.view(-1, 1, 1))
             gb, r, j = ok.nonzero(as_tuple=True)
             v = idx[gb, r, j]
@@ -201,12 +206,19 @@ def hop_candidates(edge_index: Tensor, n_nodes: int, hops: int) -> Tensor:
 
 
 @torch.no_grad()
-def top_k_candidates(z: Tensor, candidates: Tensor, k: int | None) -> Tensor:
+def top_k_candidates(
+    z: Tensor, candidates: Tensor, k: int | None, ties: str = "lowest"
+) -> Tensor:
     r"""Each node's ``k`` best partners among its candidates.
 
     Scores :math:`\hat z_u \cdot \hat z_v` of every candidate ``(u, v)``
     (in chunks), then keeps the ``k`` largest per ``u`` by one sort by score
-    and one stable sort by ``u``: :math:`O(C d + C \log C)`.
+    and one stable sort by ``u``: :math:`O(C d + C \log C)`. Among equal
+    scores the candidate that comes first wins: the lower ``v`` for
+    candidates sorted by ``(u, v)`` (as :func:`hop_candidates` gives them);
+    with ``ties="cyclic"`` the candidates are first put in the order
+    :math:`(v - u - 1) \bmod T` (one more stable sort), the dense path's
+    cyclic rule (:func:`~sk_vibgsl.nn.tie_start`).
 
     Parameters
     ----------
@@ -215,17 +227,22 @@ def top_k_candidates(z: Tensor, candidates: Tensor, k: int | None) -> Tensor:
         Directed candidate pairs, e.g. :func:`hop_candidates`.
     k : int or None
         ``None`` keeps every candidate.
+    ties : {"lowest", "cyclic"}, default="lowest"
 
     Returns
     -------
     Tensor of shape (2, S), long
     """
+    tie_start(candidates[:0], ties)  # checks the rule
     if k is None or candidates.shape[1] == 0:
         return candidates
     z = z.detach()
     u, v = candidates
     if int(torch.bincount(u).max()) <= k:  # every node keeps all its candidates
         return candidates
+    if ties == "cyclic":
+        candidates = candidates[:, torch.remainder(v - u - 1, len(z)).argsort(stable=True)]
+        u, v = candidates
     score = torch.cat([
         (z.index_select(0, u[s:s + _CHUNK]) * z.index_select(0, v[s:s + _CHUNK])).sum(-1)
         for s in range(0, len(u), _CHUNK)
@@ -298,6 +315,7 @@ def ib_edges(
     block_elements: int = BLOCK_ELEMENTS,
     search: str = "exact",
     seed: int = 0,
+    ties: str = "lowest",
 ) -> IBEdges:
     r"""The sparse IB-graph of a batch: selection, then weights.
 
@@ -328,6 +346,10 @@ def ib_edges(
         it has no effect with ``candidates``).
     seed : int, default=0
         Seed of the ``"approx"`` search's hashing directions.
+    ties : {"lowest", "cyclic"}, default="lowest"
+        Which of equal scores the exact selections keep
+        (:func:`~sk_vibgsl.nn.tie_start`); the ``"approx"`` search keeps
+        the ties it happens to find.
 
     Returns
     -------
@@ -345,11 +367,11 @@ def ib_edges(
         if k is None:
             sizes = ptr.diff()
             k_all = int(sizes.max()) - 1 if len(sizes) else 0
-            selected = top_k_all_pairs(z, ptr, max(k_all, 1), block_elements)
+            selected = top_k_all_pairs(z, ptr, max(k_all, 1), block_elements, ties)
         else:
-            selected = top_k_all_pairs(z, ptr, k, block_elements)
+            selected = top_k_all_pairs(z, ptr, k, block_elements, ties)
     else:
-        selected = top_k_candidates(z, candidates, k)
+        selected = top_k_candidates(z, candidates, k, ties)
     pairs = union_pairs(selected, n_nodes)
     logits = pair_logits(z, bias, pairs)
     weight = sample_pair_weights(logits, temperature, threshold, noise)

@@ -14,6 +14,7 @@ from ._feature_product import feature_product
 
 __all__ = [
     "EDGE_SCORES",
+    "TIE_RULES",
     "FeatureMask",
     "StructureLearner",
     "candidate_pairs",
@@ -21,12 +22,15 @@ __all__ = [
     "edge_density",
     "edge_kl_to_prior",
     "threshold_adjacency",
+    "tie_start",
     "top_k_lowest",
     "top_k_mask",
     "top_k_pairs",
 ]
 
 EDGE_SCORES = ("inner", "cosine")
+TIE_RULES = ("lowest", "cyclic")
+"""How a top-``k`` selection breaks ties between equal scores (:func:`tie_start`)."""
 
 
 class FeatureMask(nn.Module):
@@ -176,7 +180,9 @@ def candidate_pairs(mask: Tensor, adj: Tensor | None = None, hops: int | None = 
     return pairs & (reach > 0)
 
 
-def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
+def top_k_pairs(
+    logits: Tensor, k: int, candidates: Tensor, ties: str = "lowest"
+) -> Tensor:
     r"""Per-node top-``k`` selection of candidate pairs, symmetrised by union.
 
     Node :math:`u` selects the (at most) ``k`` candidates :math:`v` with the
@@ -187,8 +193,10 @@ def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
         S_{uv} = [v \in \mathrm{top}_k(u)] \lor [u \in \mathrm{top}_k(v)]
 
     A node with fewer than ``k`` candidates selects them all. Among equal
-    logits the lower index wins (:func:`top_k_mask`), as on the sparse path,
-    so both paths select the same pairs when embeddings coincide.
+    logits the lower index wins (``ties="lowest"``, :func:`top_k_mask`), or
+    the index that comes first after :math:`u` going round the graph's nodes
+    (``ties="cyclic"``, :func:`tie_start`), as on the sparse path, so both
+    paths select the same pairs when embeddings coincide.
 
     Parameters
     ----------
@@ -198,6 +206,8 @@ def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
         Neighbours selected per node.
     candidates : Tensor of shape (B, N, N), bool
         Pairs that may be selected (see :func:`candidate_pairs`).
+    ties : {"lowest", "cyclic"}, default="lowest"
+        Which of equal logits a node selects.
 
     Returns
     -------
@@ -206,11 +216,39 @@ def top_k_pairs(logits: Tensor, k: int, candidates: Tensor) -> Tensor:
     n = logits.shape[-1]
     k = min(k, n)
     scores = logits.detach().masked_fill(~candidates, float("-inf"))
-    selected = top_k_mask(scores, k) & candidates
+    start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
+    selected = top_k_mask(scores, k, start) & candidates
     return selected | selected.transpose(-1, -2)
 
 
-def top_k_lowest(scores: Tensor, k: int) -> tuple[Tensor, Tensor]:
+def tie_start(rows: Tensor, ties: str) -> Tensor | None:
+    r"""Where each row's tie order starts: ``None`` for ``"lowest"``, the
+    row's own index plus one for ``"cyclic"``.
+
+    With start :math:`s_u = u + 1`, :func:`top_k_lowest` gives equal scores
+    to the columns in the order :math:`(v - u - 1) \bmod N`: the nodes after
+    :math:`u`, then those before it. In a set of :math:`m` nodes that all
+    score alike, each then selects the ``k`` that follow it (wrapping round),
+    so each node is selected by ``k`` others: degree at most :math:`2k`
+    instead of the :math:`m - 1` that the lowest-index rule gives the set's
+    first node. Any :math:`N` at least the graph's size gives the same order
+    among its nodes, so padded batches and flat (PyG) numberings agree.
+
+    Parameters
+    ----------
+    rows : Tensor of long
+        Row (node) indices, shaped to broadcast against the scores' leading
+        dimensions with a trailing 1.
+    ties : {"lowest", "cyclic"}
+    """
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}.")
+    return None if ties == "lowest" else rows + 1
+
+
+def top_k_lowest(
+    scores: Tensor, k: int, start: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
     r"""Each row's ``k`` largest entries, ties going to the lower index.
 
     With :math:`t_u` the row's ``k``-th largest entry, row :math:`u` keeps
@@ -228,12 +266,18 @@ def top_k_lowest(scores: Tensor, k: int) -> tuple[Tensor, Tensor]:
     come from the ``k`` smallest indices of :math:`\{v : s_{uv} = t_u\}`:
     one comparison and one more ``topk`` over the scores.
 
+    With ``start`` :math:`c_u`, "lower index" is read going round from
+    :math:`c_u`: ties go to the smallest :math:`(v - c_u) \bmod N`
+    (``start`` 0 is the plain rule; see :func:`tie_start`).
+
     Parameters
     ----------
     scores : Tensor of shape (..., N)
         No NaN; ``-inf`` entries are ordinary (lowest) values.
     k : int
         ``1 ≤ k ≤ N``.
+    start : Tensor of long, optional
+        :math:`c_u`, broadcastable to ``scores.shape[:-1] + (1,)``.
 
     Returns
     -------
@@ -253,14 +297,18 @@ def top_k_lowest(scores: Tensor, k: int) -> tuple[Tensor, Tensor]:
     # sorted descending: the `above` entries above t_u come first, then ties
     above = (val > kth).sum(-1, keepdim=True)
     position = torch.arange(n, device=scores.device, dtype=torch.int32)
+    if start is not None:  # positions counted round from each row's start
+        position = torch.remainder(position - start.to(torch.int32), n)
     tied = torch.where(scores == kth, position, n).topk(k, dim=-1, largest=False).values
     j = torch.arange(k, device=scores.device)
     from_tied = tied.gather(-1, (j - above).clamp_(min=0)).long()
+    if start is not None:
+        from_tied = torch.remainder(from_tied + start, n)
     keep_top = j < above
     return torch.where(keep_top, val, kth), torch.where(keep_top, idx, from_tied)
 
 
-def top_k_mask(scores: Tensor, k: int) -> Tensor:
+def top_k_mask(scores: Tensor, k: int, start: Tensor | None = None) -> Tensor:
     r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
 
     The mask :math:`M` of :func:`top_k_lowest`'s indices (its formula): a
@@ -270,14 +318,14 @@ def top_k_mask(scores: Tensor, k: int) -> Tensor:
 
     Parameters
     ----------
-    scores, k
+    scores, k, start
         As for :func:`top_k_lowest`.
 
     Returns
     -------
     Tensor of shape (..., N), bool, exactly ``k`` entries per row.
     """
-    _, idx = top_k_lowest(scores, k)
+    _, idx = top_k_lowest(scores, k, start)
     return torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx, True)
 
 
@@ -373,6 +421,8 @@ class StructureLearner(nn.Module):
         Edge logit :math:`\ell_{uv}`.
     k : int, optional
         Per-node top-``k`` sparsification; ``None`` keeps every candidate.
+    ties : {"lowest", "cyclic"}, default="lowest"
+        Which of equal scores the top-``k`` keeps (:func:`top_k_pairs`).
     """
 
     def __init__(
@@ -383,16 +433,20 @@ class StructureLearner(nn.Module):
         threshold: float = 0.1,
         score: str = "inner",
         k: int | None = None,
+        ties: str = "lowest",
     ) -> None:
         super().__init__()
         if score not in EDGE_SCORES:
             raise ValueError(f"score must be one of {EDGE_SCORES}, got {score!r}.")
         if k is not None and k < 1:
             raise ValueError(f"k must be None or an int >= 1, got {k!r}.")
+        if ties not in TIE_RULES:
+            raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}.")
         self.temperature = temperature
         self.threshold = threshold
         self.score = score
         self.k = k
+        self.ties = ties
         self.lin1 = nn.Linear(in_channels, hidden_channels)
         self.lin2 = nn.Linear(hidden_channels, hidden_channels)
         if score == "cosine":
@@ -438,7 +492,7 @@ class StructureLearner(nn.Module):
         z, bias = self._embedding(h)
         return _SampledAdjacency.apply(
             z, bias, mask, candidates, self.k,
-            self.temperature if self.training else None, self.threshold,
+            self.temperature if self.training else None, self.threshold, self.ties,
         )
 
 
@@ -463,7 +517,8 @@ class _SampledAdjacency(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, z: Tensor, bias: Tensor | None, mask: Tensor, candidates: Tensor | None,
-                k: int | None, temperature: float | None, threshold: float):
+                k: int | None, temperature: float | None, threshold: float,
+                ties: str = "lowest"):
         a = torch.bmm(z, z.transpose(-1, -2))
         if bias is not None:
             a.add_(bias)
@@ -471,7 +526,7 @@ class _SampledAdjacency(torch.autograd.Function):
         if candidates is not None or k is not None:
             keep = candidates if candidates is not None else candidate_pairs(mask)
             if k is not None:
-                keep = top_k_pairs(a, k, keep)
+                keep = top_k_pairs(a, k, keep, ties)
         if temperature is not None:
             noise = torch.rand_like(a).logit_(eps=1e-6).triu_(1)
             a.add_(noise).add_(noise.transpose(-1, -2))  # == logits + (noise + noiseᵀ)
@@ -504,4 +559,4 @@ class _SampledAdjacency(torch.autograd.Function):
             grad_z.div_(ctx.temperature)  # the 1/t of the sample, on the small side
             if grad_bias is not None:
                 grad_bias = grad_bias / ctx.temperature
-        return grad_z, grad_bias, None, None, None, None, None
+        return grad_z, grad_bias, None, None, None, None, None, None
