@@ -77,6 +77,8 @@ def main(argv=None) -> None:
     results.mkdir(parents=True, exist_ok=True)
     path = results / "node_order.json"
     saved = json.loads(path.read_text()) if path.exists() else {"runs": []}
+    for r in saved["runs"]:  # runs saved before each run kept its own command
+        r.setdefault("command", saved.get("command"))
     command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
     saved.update(command=command, epochs=args.epochs, relabellings=args.relabellings,
                  torch=torch.__version__, python=platform.python_version())
@@ -105,12 +107,14 @@ def main(argv=None) -> None:
                 flipped = max(flipped, float(np.mean(proba.argmax(1) != other.argmax(1))))
             saved["runs"].append(dict(dataset=name, setting=tag, params=params,
                                       max_change=change, labels_changed=flipped,
-                                      seconds=time.perf_counter() - start))
+                                      seconds=time.perf_counter() - start, command=command))
             path.write_text(json.dumps(saved, indent=2))
             print(saved["runs"][-1], flush=True)
 
+    commands = list(dict.fromkeys(r["command"] for r in saved["runs"] if r["command"]))
     lines = ["# Node order: predictions before and after relabelling the nodes", "",
-             f"Command: `{command}`  ",
+             "Commands (each row comes from one of them; rerunning one skips its rows "
+             "already here):", "", *[f"* `{c}`" for c in commands], "",
              f"Each setting fitted for {args.epochs} epochs (random_state 0) on a stratified "
              "90 % of the graphs (seed 0); the held-out 10 % predicted as given and after "
              f"{args.relabellings} random relabellings of every graph's nodes. *Largest "
