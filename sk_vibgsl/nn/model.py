@@ -83,7 +83,7 @@ class VIBGSLModule(nn.Module):
         Per-node top-``k`` sparsification of the learned graph.
     structure_ties : {"lowest", "cyclic"}, default="lowest"
         Which of equal scores the top-``k`` keeps
-        (:func:`~sk_vibgsl.nn.structure.tie_start`).
+        (:func:`~sk_vibgsl.nn.tie_start`).
     candidate_hops : int, optional
         Learned edges only between nodes within this many hops of the
         observed graph (:func:`candidate_pairs`); needs ``adj``.
