@@ -166,22 +166,25 @@ def test_cuda_save_params_load_params_on_cpu(graphs, tmp_path):
     assert len(cpu.history) == 5
 
 
+@pytest.mark.parametrize("ties", ["lowest", "cyclic"])
 @pytest.mark.parametrize("block", [60, 1 << 22])
-def test_top_k_selection_with_ties_is_the_same_on_cuda(block):
+def test_top_k_selection_with_ties_is_the_same_on_cuda(block, ties):
     from sk_vibgsl.nn.sparse_structure import top_k_all_pairs
-    from sk_vibgsl.nn.structure import top_k_mask
+    from sk_vibgsl.nn.structure import tie_start, top_k_mask
 
     g = torch.Generator().manual_seed(0)
     # few distinct embeddings: most nodes tie at their k-th partner
     z = torch.randint(-1, 2, (60, 3), generator=g).float()
     ptr = torch.tensor([0, 9, 14, 15, 40, 60])
     for k in (1, 4, 8):
-        cpu = top_k_all_pairs(z, ptr, k, block)
-        gpu = top_k_all_pairs(z.cuda(), ptr.cuda(), k, block).cpu()
+        cpu = top_k_all_pairs(z, ptr, k, block, ties)
+        gpu = top_k_all_pairs(z.cuda(), ptr.cuda(), k, block, ties).cpu()
         assert set(map(tuple, cpu.T.tolist())) == set(map(tuple, gpu.T.tolist()))
         assert cpu.shape == gpu.shape
         scores = torch.randint(0, 3, (4, 7, 25), generator=g).float()
-        assert torch.equal(top_k_mask(scores, k), top_k_mask(scores.cuda(), k).cpu())
+        start = tie_start(torch.arange(7).unsqueeze(-1), ties)
+        on_gpu = top_k_mask(scores.cuda(), k, None if start is None else start.cuda()).cpu()
+        assert torch.equal(top_k_mask(scores, k, start), on_gpu)
 
 
 def test_sparse_top_k_fit_on_cuda_predicts_as_on_cpu(graphs):
