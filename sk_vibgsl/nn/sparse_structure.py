@@ -34,7 +34,7 @@ import torch
 from torch import Tensor
 
 from .sparse_ann import approx_top_k
-from .structure import tie_start, top_k_lowest
+from .structure import check_ties, tie_start, top_k_lowest
 
 __all__ = [
     "IBEdges",
@@ -109,7 +109,7 @@ def top_k_all_pairs(
     Tensor of shape (2, S), long
         Directed selections ``(u, v)``.
     """
-    tie_start(ptr[:0], ties)  # checks the rule before any work
+    check_ties(ties)
     sizes = ptr.diff()
     b, n = len(sizes), int(sizes.max()) if len(sizes) else 0
     kk = min(k, n - 1)
@@ -233,7 +233,7 @@ def top_k_candidates(
     -------
     Tensor of shape (2, S), long
     """
-    tie_start(candidates[:0], ties)  # checks the rule
+    check_ties(ties)
     if k is None or candidates.shape[1] == 0:
         return candidates
     z = z.detach()

@@ -241,9 +241,14 @@ def tie_start(rows: Tensor, ties: str) -> Tensor | None:
         dimensions with a trailing 1.
     ties : {"lowest", "cyclic"}
     """
+    check_ties(ties)
+    return None if ties == "lowest" else rows + 1
+
+
+def check_ties(ties: str) -> None:
+    """``ValueError`` naming ``ties`` unless it is one of :data:`TIE_RULES`."""
     if ties not in TIE_RULES:
         raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}.")
-    return None if ties == "lowest" else rows + 1
 
 
 def top_k_lowest(
@@ -440,8 +445,7 @@ class StructureLearner(nn.Module):
             raise ValueError(f"score must be one of {EDGE_SCORES}, got {score!r}.")
         if k is not None and k < 1:
             raise ValueError(f"k must be None or an int >= 1, got {k!r}.")
-        if ties not in TIE_RULES:
-            raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}.")
+        check_ties(ties)
         self.temperature = temperature
         self.threshold = threshold
         self.score = score
