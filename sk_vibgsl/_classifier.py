@@ -227,7 +227,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         (all-pairs ``structure_k``) or 128 (``structure_mix=1``) nodes, where
         the sparse step was measured faster; dense otherwise. Without sparsification
         the sparse path keeps all pairs (as much memory as dense).
-    ib_graph_norm : {"none", "row"}, default="none"
+    ib_graph_norm : {"none", "row", "sym"}, default="none"
         ``"row"`` divides each node's learned edge weights by their sum
         before the mix with the observed graph:
         :math:`A = \lambda A_{obs} + (1 - \lambda) D_{IB}^{-1} A_{IB}`,
@@ -235,8 +235,13 @@ class VIBGSLClassifier(NeuralNetClassifier):
         then contributes a weighted mean over a node's learned neighbours,
         bounded whatever its density, instead of a sum that grows with it:
         for ``backbone="gin"``, whose layers sum their neighbours, on the
-        near-complete IB-graphs of the default learner. ``"none"`` keeps the
-        sampled weights (the paper).
+        near-complete IB-graphs of the default learner. ``"sym"`` uses
+        :math:`D_{IB}^{-1/2} A_{IB} D_{IB}^{-1/2}` instead (GCN's
+        normalisation without self-loops): a node of learned degree
+        :math:`d` gets about :math:`\sqrt d` times its neighbours' features
+        rather than :math:`d` times or once, so a hub (see
+        ``structure_ties``) stays visible to GIN at a bounded scale.
+        ``"none"`` keeps the sampled weights (the paper).
     readout : {"mean", "sum"}, default="mean"
         How the GNN's node outputs :math:`h_v` pool into the graph vector
         that gives :math:`(\mu, \sigma)`: ``"mean"``,

@@ -246,6 +246,8 @@ def test_sparse_memory_estimate_counts_the_extra_layers():
     {"structure_mix": 0.5, "ib_graph_norm": "row"},
     {"ib_graph_norm": "row", "structure_k": 2},
     {"ib_graph_norm": "row", "edge_score": "cosine", "structure_k": 6, "structure_mix": 0.3},
+    {"ib_graph_norm": "sym", "structure_k": 2},
+    {"ib_graph_norm": "sym", "edge_score": "cosine", "structure_k": 3, "observed_branch": True},
     {"readout": "sum", "structure_k": 2},
     {"readout": "sum", "candidate_hops": 1, "structure_mix": 0.5},
     {"num_layers": 3, "structure_k": 2},

@@ -319,6 +319,39 @@ def test_row_norm_divides_each_nodes_learned_weights_by_their_sum(lam):
     assert not torch.allclose(plain(x, mask, adj)[0], normed(x, mask, adj)[0])
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+def test_sym_norm_scales_each_learned_edge_by_both_ends_degrees(lam):
+    """ib_graph_norm="sym": A = lam A_obs + (1 - lam) D^-1/2 A_IB D^-1/2, from the same
+    learned A_IB as "none"; a hub keeps a larger row sum than its partners, but only
+    about the square root of its degree."""
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    plain = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=lam, temperature=1.0,
+                         edge_score="cosine", structure_k=2).eval()
+    torch.manual_seed(0)
+    normed = VIBGSLModule(5, 2, hidden_dim=8, structure_mix=lam, temperature=1.0,
+                          edge_score="cosine", structure_k=2, ib_graph_norm="sym").eval()
+    _, a_plain = plain.ib_graph(x, mask, adj)
+    _, a_normed = normed.ib_graph(x, mask, adj)
+    a_ib = (a_plain - lam * adj) / (1 - lam)
+    degree = a_ib.sum(-1)
+    inv_sqrt = torch.where(degree > 0, degree.clamp(min=1e-30) ** -0.5, 0.0)
+    expected = lam * adj + (1 - lam) * inv_sqrt[..., :, None] * a_ib * inv_sqrt[..., None, :]
+    torch.testing.assert_close(a_normed, expected)
+    learned = ((a_normed - lam * adj) / (1 - lam))[0]
+    # a regular learned graph (every degree d) is A / d under both normalisations
+    one = torch.ones(4, 4) - torch.eye(4)
+    normed.ib_graph_norm = "sym"
+    torch.testing.assert_close(normed._normalise(one), one / 3)
+    star = torch.zeros(4, 4)
+    star[0, 1:] = star[1:, 0] = 1.0  # node 0 a hub of degree 3, its partners of degree 1
+    s = normed._normalise(star).sum(-1)
+    torch.testing.assert_close(s, torch.tensor([3**0.5, 3**-0.5, 3**-0.5, 3**-0.5]))
+    assert torch.allclose(learned, learned.T)
+    assert torch.equal(plain(x, mask, adj)[3], normed(x, mask, adj)[3])
+    assert not torch.allclose(plain(x, mask, adj)[0], normed(x, mask, adj)[0])
+
+
 def test_module_refuses_bad_options():
     with pytest.raises(ValueError, match="candidate_hops"):
         VIBGSLModule(5, 2, candidate_hops=0)
@@ -327,7 +360,7 @@ def test_module_refuses_bad_options():
     with pytest.raises(ValueError, match="score"):
         StructureLearner(5, 8, score="dot")
     with pytest.raises(ValueError, match="ib_graph_norm"):
-        VIBGSLModule(5, 2, ib_graph_norm="sym")
+        VIBGSLModule(5, 2, ib_graph_norm="col")
     x, mask, _ = _batch()
     with pytest.raises(ValueError, match="candidate_hops"):
         VIBGSLModule(5, 2, candidate_hops=2)(x, mask)
@@ -343,7 +376,7 @@ def test_module_refuses_bad_options():
         ({"edge_beta": -0.1}, "edge_beta"),
         ({"edge_prior": 0.0}, "edge_prior"),
         ({"edge_prior": 1.5}, "edge_prior"),
-        ({"ib_graph_norm": "sym"}, "ib_graph_norm"),
+        ({"ib_graph_norm": "col"}, "ib_graph_norm"),
         ({"readout": "max"}, "readout"),
         ({"num_layers": 1}, "num_layers"),
         ({"num_layers": 3.0}, "num_layers"),

@@ -23,7 +23,7 @@ from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 __all__ = ["GRAPH_PATHS", "READOUTS", "VIBGSLModule"]
 
 GRAPH_PATHS = ("auto", "dense", "sparse")
-IB_GRAPH_NORMS = ("none", "row")
+IB_GRAPH_NORMS = ("none", "row", "sym")
 READOUTS = ("mean", "sum")
 SPARSE_MIN_NODES = {"hops": 64, "observed": 128, "all_pairs": 256}
 """``graph_path="auto"`` runs a batch sparse from this many nodes (its largest
@@ -108,15 +108,21 @@ class VIBGSLModule(nn.Module):
         compute the same graph; on the sparse path the edge KL averages
         over the selected (top-``k``) candidate pairs instead of all
         candidates (:func:`~sk_vibgsl.nn.sparse_model.pair_edge_kl`).
-    ib_graph_norm : {"none", "row"}, default="none"
+    ib_graph_norm : {"none", "row", "sym"}, default="none"
         ``"row"`` divides each node's learned edge weights by their sum before
         the mix, :math:`A = \lambda A_{obs} + (1 - \lambda) D_{IB}^{-1} A_{IB}`
         with :math:`D_{IB} = \mathrm{diag}(A_{IB} \mathbf 1)` (a node without
         learned edges keeps a zero row): the learned graph then adds a
         weighted *mean* of a node's learned neighbours, bounded whatever its
         density, instead of a sum that grows with it (GIN sums its
-        neighbours; GCN and GAT normalise on their own). ``"none"``: the
-        weights as sampled (the paper).
+        neighbours; GCN and GAT normalise on their own). ``"sym"`` scales
+        each learned edge by both ends' weighted degrees,
+        :math:`D_{IB}^{-1/2} A_{IB} D_{IB}^{-1/2}` (GCN's normalisation,
+        without self-loops): a node of learned degree :math:`d` then
+        receives about :math:`\sqrt d` times a neighbour's features instead
+        of :math:`d` times (``"none"``) or once (``"row"``), so that a hub
+        still stands out, at a bounded scale. ``"none"``: the weights as
+        sampled (the paper).
     readout : {"mean", "sum"}, default="mean"
         How node outputs :math:`h_v` become the graph's :math:`(\mu, \sigma)`
         input: ``"mean"``, :math:`\frac{1}{|V|} \sum_{v \in V} h_v` (the
@@ -307,10 +313,16 @@ class VIBGSLModule(nn.Module):
         return x_ib, a_ib
 
     def _normalise(self, a_ib: Tensor) -> Tensor:
-        """:math:`D_{IB}^{-1} A_{IB}` with ``ib_graph_norm="row"`` (see the class)."""
+        """:math:`D_{IB}^{-1} A_{IB}` with ``ib_graph_norm="row"``,
+        :math:`D_{IB}^{-1/2} A_{IB} D_{IB}^{-1/2}` with ``"sym"`` (see the
+        class); a node without learned edges keeps a zero row."""
         if self.ib_graph_norm == "none":
             return a_ib
-        return a_ib / a_ib.sum(-1, keepdim=True).clamp(min=torch.finfo(a_ib.dtype).tiny)
+        degree = a_ib.sum(-1, keepdim=True).clamp(min=torch.finfo(a_ib.dtype).tiny)
+        if self.ib_graph_norm == "row":
+            return a_ib / degree
+        scale = degree.rsqrt()
+        return a_ib * scale * scale.transpose(-1, -2)
 
     def uses_sparse_path(
         self, mask: Tensor, n_edges: int | Callable[[], int | None] | None = None

@@ -149,9 +149,14 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
             search=module.top_k_search, seed=module.ann_seed, ties=s.ties,
         )
         index, weight = edges.directed()
-        if module.ib_graph_norm == "row":  # D_IB^-1 A_IB: row i's weights sum to 1
+        if module.ib_graph_norm != "none":  # D_IB^-1 A_IB or D_IB^-1/2 A_IB D_IB^-1/2
             row_sum = weight.new_zeros(t).index_add_(0, index[0], weight)
-            weight = weight / row_sum[index[0]].clamp(min=torch.finfo(weight.dtype).tiny)
+            row_sum = row_sum.clamp(min=torch.finfo(weight.dtype).tiny)
+            if module.ib_graph_norm == "row":  # row i's weights sum to 1
+                weight = weight / row_sum[index[0]]
+            else:
+                scale = row_sum.rsqrt()
+                weight = weight * scale[index[0]] * scale[index[1]]
         if module.structure_mix > 0:
             index = torch.cat([obs_index, index], 1)
             weight = torch.cat([lam * obs_weight, (1 - lam) * weight])
