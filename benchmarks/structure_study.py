@@ -280,8 +280,17 @@ def _goal_lines(summary: dict) -> list[str]:
 
 
 def _command(folder: Path) -> str | None:
-    meta = folder / "table1.json"
-    return json.loads(meta.read_text())["meta"]["command"] if meta.exists() else None
+    """The setting's last recorded command, with its units per device where some ran
+    on another device than the CPU (``--device cuda``)."""
+    meta_file = folder / "table1.json"
+    if not meta_file.exists():
+        return None
+    meta = json.loads(meta_file.read_text())["meta"]
+    devices = meta.get("unit_devices") or {}
+    if set(devices) <= {"cpu"}:
+        return meta["command"]
+    counts = ", ".join(f"{name}: {n}" for name, n in sorted(devices.items()))
+    return f"{meta['command']} # units per device: {counts}"
 
 
 def write(summary: dict, results: Path) -> None:
