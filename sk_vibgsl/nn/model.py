@@ -15,6 +15,7 @@ from .structure import (
     FeatureMask,
     StructureLearner,
     candidate_pairs,
+    degree_scales,
     edge_density,
     edge_kl_to_prior,
 )
@@ -318,11 +319,9 @@ class VIBGSLModule(nn.Module):
         class); a node without learned edges keeps a zero row."""
         if self.ib_graph_norm == "none":
             return a_ib
-        degree = a_ib.sum(-1, keepdim=True).clamp(min=torch.finfo(a_ib.dtype).tiny)
-        if self.ib_graph_norm == "row":
-            return a_ib / degree
-        scale = degree.rsqrt()
-        return a_ib * scale * scale.transpose(-1, -2)
+        left, right = degree_scales(a_ib.sum(-1), self.ib_graph_norm)
+        a_ib = a_ib * left.unsqueeze(-1)
+        return a_ib if right is None else a_ib * right.unsqueeze(-2)
 
     def uses_sparse_path(
         self, mask: Tensor, n_edges: int | Callable[[], int | None] | None = None

@@ -21,6 +21,7 @@ from torch import Tensor
 
 from .sparse_backbones import edge_graph, mean_pool, sparse_backbone, sum_pool
 from .sparse_structure import IBEdges, hop_candidates, ib_edges
+from .structure import degree_scales
 
 __all__ = ["SparseBatch", "observed_edges", "pair_edge_kl", "sparse_batch", "sparse_encode"]
 
@@ -150,13 +151,11 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
         )
         index, weight = edges.directed()
         if module.ib_graph_norm != "none":  # D_IB^-1 A_IB or D_IB^-1/2 A_IB D_IB^-1/2
-            row_sum = weight.new_zeros(t).index_add_(0, index[0], weight)
-            row_sum = row_sum.clamp(min=torch.finfo(weight.dtype).tiny)
-            if module.ib_graph_norm == "row":  # row i's weights sum to 1
-                weight = weight / row_sum[index[0]]
-            else:
-                scale = row_sum.rsqrt()
-                weight = weight * scale[index[0]] * scale[index[1]]
+            degree = weight.new_zeros(t).index_add_(0, index[0], weight)
+            left, right = degree_scales(degree, module.ib_graph_norm)
+            weight = weight * left[index[0]]
+            if right is not None:
+                weight = weight * right[index[1]]
         if module.structure_mix > 0:
             index = torch.cat([obs_index, index], 1)
             weight = torch.cat([lam * obs_weight, (1 - lam) * weight])

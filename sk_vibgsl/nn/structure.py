@@ -245,6 +245,34 @@ def tie_start(rows: Tensor, ties: str) -> Tensor | None:
     return None if ties == "lowest" else rows + 1
 
 
+def degree_scales(degree: Tensor, norm: str) -> tuple[Tensor, Tensor | None]:
+    r"""Per-node factors of the learned graph's normalisation (``ib_graph_norm``).
+
+    Edge :math:`(i, j)` of weight :math:`a_{ij}` becomes
+    :math:`\ell_i\, a_{ij}\, r_j`: ``"row"``, :math:`\ell = 1/d`, no :math:`r`
+    (:math:`D^{-1} A`); ``"sym"``, :math:`\ell = r = d^{-1/2}`
+    (:math:`D^{-1/2} A D^{-1/2}`). The degrees are clamped at the dtype's
+    smallest normal number, so a node without learned edges keeps a zero row and
+    finite gradients; shared by the dense and the sparse path.
+
+    Parameters
+    ----------
+    degree : Tensor
+        Weighted learned degrees :math:`d` (any shape).
+    norm : {"row", "sym"}
+
+    Returns
+    -------
+    (Tensor, Tensor or None)
+        :math:`\ell` and :math:`r` (``None`` for ``"row"``), shaped like ``degree``.
+    """
+    degree = degree.clamp(min=torch.finfo(degree.dtype).tiny)
+    if norm == "row":
+        return degree.reciprocal(), None
+    scale = degree.rsqrt()
+    return scale, scale
+
+
 def check_ties(ties: str) -> None:
     """``ValueError`` naming ``ties`` unless it is one of :data:`TIE_RULES`."""
     if ties not in TIE_RULES:
