@@ -253,7 +253,11 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
             search = GridSearchCV(pipe, grid, cv=inner, error_score="raise").fit(X_tr, y_tr)
         best = search.best_estimator_
         ib = best[-1].ib_graphs(best[:-1].transform(X_te))
-        out.update(test_acc=100 * float(search.score(X_te, y_te)),
+        # how often the refit predicts each class on the test fold: a fold at its majority-class
+        # rate is a collapse only if every prediction is one class (goal 3)
+        predicted = best.predict(X_te)
+        out.update(test_predicted={str(c): int(np.sum(predicted == c)) for c in best.classes_},
+                   test_acc=100 * float(search.score(X_te, y_te)),
                    ib_density=float(np.mean([ib_density(adj) for _, adj in ib])),
                    chosen_beta=search.best_params_["vibgslclassifier__beta"],
                    chosen={k.removeprefix("vibgslclassifier__"): v

@@ -104,6 +104,15 @@ def compare(results: Path, data_home: str | None) -> dict:
                     majority[dataset] = majority_rates(dataset, data_home, n_folds, seed)
                 collapsed = [f for f in folds if acc[f] <= majority[dataset][f] + 1e-9]
                 entry.update(min_fold=float(acc.min()), collapsed_folds=collapsed)
+                # of those, the folds whose refit predicted one class only (records since
+                # test_predicted was added; older ones cannot tell a hard fold from a collapse)
+                predicted = {f: records[(dataset, backbone, f)].get("test_predicted")
+                             for f in collapsed}
+                if any(v is not None for v in predicted.values()):
+                    entry.update(one_class_folds=[f for f, v in predicted.items() if v is not None
+                                                  and sum(n > 0 for n in v.values()) == 1],
+                                 collapsed_unrecorded=[f for f, v in predicted.items()
+                                                       if v is None])
                 base = settings.get(baseline_of(name), {})
                 if name != baseline_of(name):
                     entry.update(_paired(acc, base, dataset, backbone, folds))
@@ -210,7 +219,10 @@ def goals(summary: dict) -> list[dict]:
     "yes" when all six are finished and none is, "open" otherwise; *better*
     (goal 2) lists the finished datasets at or above :data:`BETTER`, of which
     the goal asks for three; *collapsed* (goal 3) counts the finished folds at
-    or below their majority-class rate. Yardsticks (``observed...``) have no row.
+    or below their majority-class rate, and *one_class* is ``(k, n)``: of the n
+    such folds whose refit recorded its test predictions, k predicted a single
+    class (``None`` where none recorded them). Yardsticks (``observed...``)
+    have no row.
     """
     rows: dict[tuple[str, str], dict] = {}
     for key, cell in summary["cells"].items():
@@ -225,6 +237,10 @@ def goals(summary: dict) -> list[dict]:
             if "paired_diff" in c:
                 row["datasets"][dataset] = {"paired_diff": c["paired_diff"],
                                             "collapsed": len(c["collapsed_folds"])}
+                if "one_class_folds" in c:
+                    row["datasets"][dataset].update(
+                        one_class=len(c["one_class_folds"]),
+                        unrecorded=len(c["collapsed_unrecorded"]))
             elif "paired_diff" in c.get("partial", {}):
                 row["datasets"][dataset] = {"paired_diff": c["partial"]["paired_diff"],
                                             "folds_run": len(c["partial"]["folds_run"]),
@@ -238,6 +254,12 @@ def goals(summary: dict) -> list[dict]:
         row["better"] = [d for d in GOAL_DATASETS
                          if d in done and done[d]["paired_diff"] >= BETTER]
         row["collapsed"] = sum(v["collapsed"] for v in done.values())
+        # of the collapsed folds, those whose predictions were recorded, and how many of
+        # them were a single class (None: no collapsed fold recorded its predictions)
+        recorded = [v for v in done.values() if "one_class" in v]
+        row["one_class"] = ((sum(v["one_class"] for v in recorded),
+                             sum(v["collapsed"] - v["unrecorded"] for v in recorded))
+                            if recorded else None)
     return sorted(rows.values(), key=lambda r: (-len(r["datasets"]), r["setting"],
                                                 r["backbone"]))
 
@@ -253,7 +275,10 @@ def _goal_lines(summary: dict) -> list[str]:
              f"*Never worse* (goal 1): Δ ≥ {NEVER_WORSE} on all six; *better* (goal 2): "
              f"the datasets with Δ ≥ +{BETTER:.1f}, of which the goal asks for three; "
              "*collapsed folds* (goal 3): outer folds at or below their majority-class "
-             "rate (on MUTAG the GCN yardstick collapses too). One set of folds (seed "
+             "rate (on MUTAG the GCN yardstick collapses too), and where the refits "
+             "recorded their test predictions, *k of n one-class*: how many of the n such "
+             "folds predicted a single class (a fold can sit at that rate with both "
+             "classes predicted: MUTAG's fold 2 is hard for every model). One set of folds (seed "
              f"{', '.join(map(str, summary['seeds']))}): "
              "[the replication](../structure_replication.md) repeats the small "
              "datasets over five.", "",
@@ -274,8 +299,11 @@ def _goal_lines(summary: dict) -> list[str]:
             f" ({', '.join(SHORT.get(d, d) for d in row['below'])})" if row["below"] else "")
         better = (f"{len(row['better'])}: {', '.join(SHORT.get(d, d) for d in row['better'])}"
                   if row["better"] else "0")
+        collapsed = str(row["collapsed"])
+        if row["one_class"] is not None:
+            collapsed += f" ({row['one_class'][0]} of {row['one_class'][1]} one-class)"
         lines.append(f"| {row['setting']} | {row['backbone'].upper()} | {' | '.join(cells)} "
-                     f"| {never} | {better} | {row['collapsed']} |")
+                     f"| {never} | {better} | {collapsed} |")
     return lines
 
 

@@ -74,6 +74,9 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
         assert r["device"] == "cpu"
         if r["protocol"] == "fair":
             assert r["chosen_beta"] in (1e-2, 1e-4)
+            # the refit's predictions per class on its test fold (half of the 60 graphs)
+            assert set(r["test_predicted"]) == {"0", "1"}
+            assert sum(r["test_predicted"].values()) == 30
         else:
             assert 1 <= r["best_epoch"] <= 2
 

@@ -147,3 +147,34 @@ def test_goals_judge_each_setting_on_the_six_datasets_and_leave_unfinished_ones_
     assert "| worse | GCN | +1.20 ⚠ | -0.51 | · | · | · | · | no (IMDB-B) | 1: MUTAG | 2 |" \
         in lines
     assert any(line.startswith("| open | GCN |") and "-4.00 (2/10)" in line for line in lines)
+
+
+def test_a_fold_at_the_majority_rate_is_one_class_only_if_its_predictions_were(tmp_path):
+    """Goal 3: of the folds at or below their majority-class rate, those whose refit
+    recorded ``test_predicted`` are split into one-class folds (a collapse) and folds
+    that predicted both classes (a hard fold); older records without predictions are
+    counted as collapsed but not as recorded."""
+    study = _import_script()
+    majority = study.majority_rates("MUTAG", str(DATA), 10, 3)
+    observed = np.full(10, 90.0)
+    accs = observed.copy()
+    accs[[1, 4, 6]] = [majority[1], majority[4], majority[6] - 5.0]
+    predicted = [{"-1": 6, "1": 13}] * 10
+    predicted[1] = {"-1": 0, "1": 19}       # one class: a collapse
+    predicted[6] = None                     # not recorded (an older record)
+    _write(tmp_path / "observed", observed)
+    _write(tmp_path / "setting", accs, test_predicted=predicted)
+    _write(tmp_path / "older", accs)        # no predictions at all
+    summary = study.compare(tmp_path, str(DATA))
+    cell = summary["cells"]["MUTAG gin"]
+    assert cell["setting"]["collapsed_folds"] == [1, 4, 6]
+    assert cell["setting"]["one_class_folds"] == [1]
+    assert cell["setting"]["collapsed_unrecorded"] == [6]
+    assert "one_class_folds" not in cell["older"]
+    rows = {r["setting"]: r for r in study.goals(summary)}
+    assert (rows["setting"]["collapsed"], rows["setting"]["one_class"]) == (3, (1, 2))
+    assert (rows["older"]["collapsed"], rows["older"]["one_class"]) == (3, None)
+    lines = study._goal_lines(summary)
+    assert any(line.startswith("| setting | GIN |") and line.endswith("| 3 (1 of 2 one-class) |")
+               for line in lines)
+    assert any(line.startswith("| older | GIN |") and line.endswith("| 3 |") for line in lines)
