@@ -206,7 +206,10 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
     # The device goes in the record, not the key: one results file may hold
     # units from several machines (a GPU run finished on CPU).
     device = torch.cuda.get_device_name() if args.device == "cuda" else args.device
-    out = dict(unit, device=device)
+    # and the CPU with the instruction set torch's kernels use on it: the same unit on
+    # another CPU may round differently and train to another fold accuracy
+    out = dict(unit, device=device,
+               cpu=f"{cpu_model()}, {torch.backends.cpu.get_cpu_capability()}")
     if unit["protocol"] == "paper":
         fit_i, val_i = train_test_split(np.arange(len(train)), test_size=args.valid_frac,
                                         stratify=y_tr, random_state=args.seed)

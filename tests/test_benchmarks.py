@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "reproduce_table1.py"
@@ -72,6 +73,7 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
         assert r["epochs"] == 2 and r["n_folds"] == 2
         assert 0 <= r["test_acc"] <= 100
         assert r["device"] == "cpu"
+        assert r["cpu"].endswith(", " + torch.backends.cpu.get_cpu_capability())
         if r["protocol"] == "fair":
             assert r["chosen_beta"] in (1e-2, 1e-4)
             # the refit's predictions per class on its test fold (half of the 60 graphs)
