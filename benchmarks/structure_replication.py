@@ -133,12 +133,14 @@ def replicate(per_key: dict, min_seeds: int = 2, against: str = "observed") -> l
 VERSUS = [("branch_cos_top4", "branch_cos_top4_untrained"),
           ("branch_cos_top4__rw", "branch_cos_top4_untrained__rw"),
           ("branch_cos_top4_cyc", "branch_cos_top4"),
-          ("branch_cos_top4_sym", "branch_cos_top4")]
+          ("branch_cos_top4_sym", "branch_cos_top4"),
+          ("branch_cos_top4_norm_grid", "branch_cos_top4_sym")]
 """Pairs of settings compared directly (``--versus``): the sparse learned channel against
 the same model whose structure learner stays at its initialisation, with the study's node
 features and with random-walk features appended (``NAME__rw``); the channel with cyclic
 tie-breaking (``structure_ties="cyclic"``, no hubs) against the lowest-index rule; and the
-channel normalised as GCN does (``ib_graph_norm="sym"``) against the unnormalised one."""
+channel normalised as GCN does (``ib_graph_norm="sym"``) against the unnormalised one; and
+the scale chosen by an inner search (``--grid ib_graph_norm=none,sym``) against ``"sym"``."""
 
 
 def versus(dirs: list[Path], setting: str, other: str, min_seeds: int = 2) -> list[dict]:
