@@ -255,10 +255,11 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
         else:
             search = GridSearchCV(pipe, grid, cv=inner, error_score="raise").fit(X_tr, y_tr)
         best = search.best_estimator_
-        ib = best[-1].ib_graphs(best[:-1].transform(X_te))
+        X_te_features = best[:-1].transform(X_te)  # once, for the IB-graphs and predictions
+        ib = best[-1].ib_graphs(X_te_features)
         # how often the refit predicts each class on the test fold: a fold at its majority-class
         # rate is a collapse only if every prediction is one class (goal 3)
-        predicted = best.predict(X_te)
+        predicted = best[-1].predict(X_te_features)
         out.update(test_predicted={str(c): int(np.sum(predicted == c)) for c in best.classes_},
                    test_acc=100 * float(np.mean(predicted == y_te)),  # the refit's accuracy
                    ib_density=float(np.mean([ib_density(adj) for _, adj in ib])),
