@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any
 
@@ -660,6 +661,22 @@ class VIBGSLClassifier(NeuralNetClassifier):
         restore_torch_threads(getattr(self, "_torch_threads_saved", None))
         self._torch_threads_saved = None
 
+    def get_params_for_optimizer(self, prefix, named_parameters):
+        """skorch's optimizer arguments, with ``foreach=True`` unless given.
+
+        PyTorch's optimizers loop over the parameters in Python on CPU
+        (``foreach`` defaults to True on CUDA only); the multi-tensor form
+        computes the same values (bit for bit, for Adam) in a few fused
+        calls, which saves about a tenth of a small model's training epoch
+        on CPU. ``optimizer__foreach=False`` (or ``optimizer__fused=True``)
+        overrides it; an optimizer without a ``foreach`` argument is left as is.
+        """
+        groups, kwargs = super().get_params_for_optimizer(prefix, named_parameters)
+        optimizer = getattr(self, prefix, None)
+        if "foreach" not in kwargs and not kwargs.get("fused") and _accepts(optimizer, "foreach"):
+            kwargs["foreach"] = True
+        return groups, kwargs
+
     def infer(self, x, **fit_params):
         """skorch's forward step, after the batch is moved to the device
         (once, as a whole) and its observed edges are made a dense adjacency
@@ -992,3 +1009,11 @@ def _sparse_ib_graphs(module, batch) -> list[tuple[np.ndarray, sp.csr_array]]:
         adj = sp.csr_array((weight[sel], (row[sel] - ptr[b], col[sel] - ptr[b])), shape=(n, n))
         out.append((x_ib[b, :n].cpu().numpy(), adj))
     return out
+
+
+def _accepts(callable_, name: str) -> bool:
+    """Whether ``callable_`` takes a keyword argument ``name``."""
+    try:
+        return name in inspect.signature(callable_).parameters
+    except (TypeError, ValueError):
+        return False

@@ -181,6 +181,23 @@ def test_pipeline_with_degree_features_and_scaler():
     assert pipe[-1].n_features_in_ == pipe[0].max_degree_ + 1
 
 
+def test_the_optimizer_steps_all_tensors_at_once_with_the_same_result(graphs):
+    X, y = graphs
+    fits = {}
+    for foreach in (None, False):
+        extra = {} if foreach is None else {"optimizer__foreach": foreach}
+        clf = VIBGSLClassifier(**FAST, torch_threads=1, **extra).fit(X, y)
+        fits[foreach] = clf
+    assert fits[None].optimizer_.defaults["foreach"] is True  # our default
+    assert fits[False].optimizer_.defaults["foreach"] is False  # the user's choice wins
+    for a, b in zip(fits[None].module_.parameters(), fits[False].module_.parameters()):
+        assert torch.equal(a, b)  # bit for bit, as the per-tensor loop
+    fused = VIBGSLClassifier(**FAST, optimizer__fused=True).fit(X, y)
+    assert fused.optimizer_.defaults["fused"] and not fused.optimizer_.defaults["foreach"]
+    lbfgs = VIBGSLClassifier(**FAST, optimizer=torch.optim.LBFGS).fit(X, y)
+    assert "foreach" not in lbfgs.optimizer_.defaults  # an optimizer without the argument
+
+
 def test_clone_reaches_every_parameter(graphs):
     clf = VIBGSLClassifier(beta=0.2, backbone="gat", structure_mix=0.3, lr=0.01,
                            optimizer__weight_decay=1e-4, random_state=3)

@@ -94,6 +94,22 @@ def test_top_k_pairs_breaks_ties_by_the_lower_index():
     assert torch.equal(got[0], want)
 
 
+def test_top_k_pairs_by_row_maxima_selects_what_top_k_mask_selects():
+    # few distinct scores, so most rows tie at their k-th candidate, random
+    # candidates, and padded nodes: rows with no or fewer than k candidates
+    g = torch.Generator().manual_seed(3)
+    for n, k in itertools.product((1, 3, 9, 20), (1, 2, 4, 8, 9)):
+        sizes = torch.randint(1, n + 1, (6,), generator=g)
+        mask = torch.arange(n) < sizes.unsqueeze(1)
+        cand = candidate_pairs(mask) & (torch.rand(6, n, n, generator=g) < 0.7)
+        cand = cand & cand.transpose(-1, -2)
+        scores = torch.randint(0, 3, (6, n, n), generator=g).float()
+        scores = scores + scores.transpose(-1, -2)
+        got = top_k_pairs(scores, k, cand)  # k <= 8: the row-maxima rule
+        by_mask = top_k_mask(scores.masked_fill(~cand, -torch.inf), min(k, n)) & cand
+        assert torch.equal(got, by_mask | by_mask.transpose(-1, -2)), (n, k)
+
+
 def test_top_k_lowest_with_a_start_counts_indices_round_from_it():
     g = torch.Generator().manual_seed(2)
     for n in (2, 5, 17):

@@ -216,9 +216,40 @@ def top_k_pairs(
     n = logits.shape[-1]
     k = min(k, n)
     scores = logits.detach().masked_fill(~candidates, float("-inf"))
-    start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
-    selected = top_k_mask(scores, k, start) & candidates
+    if ties == "lowest" and k <= MAX_K_BY_MAXIMA:
+        selected = _top_k_by_maxima(scores, k) & candidates
+    else:
+        start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
+        selected = top_k_mask(scores, k, start) & candidates
     return selected | selected.transpose(-1, -2)
+
+
+MAX_K_BY_MAXIMA = 8
+"""Up to this ``k``, :func:`top_k_pairs` (lowest-index ties) selects by ``k``
+row maxima (:func:`_top_k_by_maxima`) instead of :func:`top_k_mask`: on CPU,
+2.5–3× faster for ``k = 4`` on batches of IMDB-BINARY's sizes
+(``100 × 16²`` … ``21 × 84²``), one ``max`` pass per selected partner."""
+
+
+def _top_k_by_maxima(scores: Tensor, k: int) -> Tensor:
+    r"""Each row's ``k`` largest *finite* entries as a mask, ties to the lower index.
+
+    ``k`` rounds of a row maximum (:meth:`torch.Tensor.max` returns the
+    first of equal maxima, i.e. the lowest index), each removing the entry
+    it picked (set to ``-inf``): round ``j`` picks the ``j``-th entry of the
+    row sorted by score, then index, which is :func:`top_k_mask`'s rule.
+    The two masks agree on every finite entry; a row with fewer than ``k``
+    finite entries may mark fewer or other ``-inf`` entries (a round whose
+    maximum is ``-inf`` picks the row's first ``-inf`` entry, perhaps one
+    already picked), which :func:`top_k_pairs` drops with the non-candidates.
+    ``scores`` is overwritten.
+    """
+    selected = torch.zeros_like(scores, dtype=torch.bool)
+    for _ in range(k):
+        picked = scores.max(-1, keepdim=True).indices
+        selected.scatter_(-1, picked, True)
+        scores.scatter_(-1, picked, float("-inf"))
+    return selected
 
 
 def tie_start(rows: Tensor, ties: str) -> Tensor | None:
