@@ -1,16 +1,19 @@
-"""PAPER_PARAMS reproduces the paper model of release 0.1.0 exactly."""
+"""PAPER_PARAMS reproduces the paper model of release 0.1.0 exactly; LEARNED_CHANNEL_PARAMS
+is the structure study's measured setting."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sk_vibgsl import PAPER_PARAMS, VIBGSLClassifier
+from sk_vibgsl import LEARNED_CHANNEL_PARAMS, PAPER_PARAMS, VIBGSLClassifier
 
 _SCRIPT = Path(__file__).with_name("data") / "make_paper_model_outputs.py"
+_STUDY = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "structure_study"
 _spec = importlib.util.spec_from_file_location("make_paper_model_outputs", _SCRIPT)
 _outputs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_outputs)
@@ -44,3 +47,39 @@ def test_a_structure_option_changes_the_paper_outputs(option):
     expected = np.load(_outputs.OUTPUTS)
     got = _outputs.fit_outputs(**{**PAPER_PARAMS, **option})
     assert not np.allclose(got["gcn_0.0_proba"], expected["gcn_0.0_proba"], atol=2e-4)
+
+
+def _override_value(text: str):
+    return {"True": True, "False": False}.get(text, int(text) if text.isdigit() else text)
+
+
+def test_learned_channel_params_are_the_setting_the_structure_study_measured():
+    """Every record of the study's ``branch_cos_top4`` row ran exactly these overrides."""
+    records = [json.loads(line) for line in
+               (_STUDY / "branch_cos_top4" / "table1_runs.jsonl").read_text().splitlines()]
+    assert {r["dataset"] for r in records} >= {
+        "MUTAG", "IMDB-BINARY", "IMDB-MULTI", "NCI1", "COLLAB", "REDDIT-BINARY"}
+    for record in records:
+        overrides = dict(item.split("=") for item in record["overrides"].split(","))
+        assert {k: _override_value(v) for k, v in overrides.items()} == LEARNED_CHANNEL_PARAMS
+    assert set(LEARNED_CHANNEL_PARAMS) <= set(VIBGSLClassifier().get_params())
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gin"])
+def test_learned_channel_params_learn_a_sparse_graph_beside_the_observed_one(backbone):
+    rng = np.random.default_rng(0)
+    X, y = [], np.arange(30) % 2
+    for label in y:  # graphs of 14-24 nodes: top-4 unions cannot cover all their pairs
+        n = int(rng.integers(14, 25))
+        adj = np.triu((rng.random((n, n)) < 0.3).astype(np.float32), 1)
+        X.append((rng.normal(label, 1.0, (n, 3)).astype(np.float32), adj + adj.T))
+    clf = VIBGSLClassifier(backbone=backbone, max_epochs=3, batch_size=16, random_state=0,
+                           **LEARNED_CHANNEL_PARAMS).fit(X, y)
+    assert clf.module_.observed_gnn is not None
+    for (feats, _), (_, learned) in zip(X, clf.ib_graphs(X)):
+        n = len(feats)
+        chosen = learned != 0
+        assert not chosen.diagonal().any() and (chosen == chosen.T).all()
+        # within the union of each node's 4 best partners: at most 4 n pairs
+        assert chosen.sum() <= 2 * 4 * n < n * (n - 1)
+    assert max(clf.history[:, "train_density"]) <= 8 / 13
