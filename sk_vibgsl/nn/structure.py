@@ -228,7 +228,9 @@ MAX_K_BY_MAXIMA = 8
 """Up to this ``k``, :func:`top_k_pairs` (lowest-index ties) selects by ``k``
 row maxima (:func:`_top_k_by_maxima`) instead of :func:`top_k_mask`: on CPU,
 2.5–3× faster for ``k = 4`` on batches of IMDB-BINARY's sizes
-(``100 × 16²`` … ``21 × 84²``), one ``max`` pass per selected partner."""
+(``100 × 16²`` … ``21 × 84²``), one ``max`` pass per selected partner; at
+``k = 8`` still as fast or faster, at 12 level, at 16 slower (one thread, on
+a shared machine)."""
 
 
 def _top_k_by_maxima(scores: Tensor, k: int) -> Tensor:
