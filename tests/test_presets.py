@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import benchmark_script
 
 from sk_vibgsl import LEARNED_CHANNEL_PARAMS, PAPER_PARAMS, VIBGSLClassifier
 
@@ -49,19 +50,15 @@ def test_a_structure_option_changes_the_paper_outputs(option):
     assert not np.allclose(got["gcn_0.0_proba"], expected["gcn_0.0_proba"], atol=2e-4)
 
 
-def _override_value(text: str):
-    return {"True": True, "False": False}.get(text, int(text) if text.isdigit() else text)
-
-
 def test_learned_channel_params_are_the_setting_the_structure_study_measured():
     """Every record of the study's ``branch_cos_top4`` row ran exactly these overrides."""
     records = [json.loads(line) for line in
                (_STUDY / "branch_cos_top4" / "table1_runs.jsonl").read_text().splitlines()]
     assert {r["dataset"] for r in records} >= {
         "MUTAG", "IMDB-BINARY", "IMDB-MULTI", "NCI1", "COLLAB", "REDDIT-BINARY"}
+    parse_set = benchmark_script("_overrides").parse_set  # how the study reads --set
     for record in records:
-        overrides = dict(item.split("=") for item in record["overrides"].split(","))
-        assert {k: _override_value(v) for k, v in overrides.items()} == LEARNED_CHANNEL_PARAMS
+        assert parse_set(record["overrides"].split(",")) == LEARNED_CHANNEL_PARAMS
     assert set(LEARNED_CHANNEL_PARAMS) <= set(VIBGSLClassifier().get_params())
 
 
