@@ -78,6 +78,12 @@ def load_checkpoint(path: Path | None, key: tuple) -> dict | None:
     return state
 
 
+def orphaned(owner: int | None) -> bool:
+    """Whether the run that owns a unit, process ``owner`` (this process or its
+    parent, a joblib worker's), is gone and left this process behind."""
+    return owner is not None and owner not in (os.getpid(), os.getppid())
+
+
 class EpochCheckpoint(Callback):
     """Save the unit's training state after each epoch; restore it when resuming.
 
@@ -110,7 +116,7 @@ class EpochCheckpoint(Callback):
 
     def orphaned(self) -> bool:
         """Whether the run that owns this unit is gone."""
-        return self.owner is not None and self.owner not in (os.getpid(), os.getppid())
+        return orphaned(self.owner)
 
     def on_train_begin(self, net, **kwargs):
         if self.state is None:

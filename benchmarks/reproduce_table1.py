@@ -18,8 +18,9 @@ paper
     backbone) as the one with the best mean over the *test* folds: the
     paper's protocol, which is optimistic (model selection sees test data).
 fair
-    Nested CV (Errica et al., 2020): per outer fold an inner ``GridSearchCV``
-    (``--inner-folds``, default 3; ``--inner-folds 1``: one stratified holdout
+    Nested CV (Errica et al., 2020): per outer fold an inner grid search
+    (``GridSearchCV``'s choice, each inner fit saved as it finishes;
+    ``--inner-folds``, default 3; ``--inner-folds 1``: one stratified holdout
     of ``--valid-frac`` of the training fold, Errica et al.'s own model
     selection, for the large datasets) over beta on the training fold, refit on the
     whole training fold, the outer test fold is scored once. Beta in the table
@@ -42,11 +43,14 @@ Within a paper-protocol unit, the training state is also saved after every
 epoch (``RESULTS/checkpoints/``, removed once the unit's line is written), so a
 unit killed mid-way resumes after its last finished epoch and, on the same
 device, ends exactly as an uninterrupted one (``benchmarks/_unit_checkpoint.py``;
-``--no-checkpoints`` turns it off; fair units and ``--lr-step`` runs restart
-their unit). Its line then has ``resumed_after_epoch``, and its ``seconds``
-count only the time after the resume. Every invocation
-(``--report-only`` too) prints the unfinished units that have a checkpoint and
-how many epochs it holds.
+``--no-checkpoints`` turns it off; ``--lr-step`` runs restart their unit). Its
+line then has ``resumed_after_epoch``, and its ``seconds`` count only the time
+after the resume. A fair unit saves the score of each inner fit as it finishes
+(``benchmarks/_inner_search.py``): killed mid-way, it runs only the inner fits
+it lacks, then its refit (from epoch 0), and makes the choice an uninterrupted
+unit makes; its line then has ``resumed_inner_fits``. Every invocation
+(``--report-only`` too) prints the unfinished units with saved progress and how
+much (epochs, or inner fits).
 
 Usage::
 
@@ -87,6 +91,7 @@ import numpy as np
 import scipy.sparse as sp
 import sklearn
 import torch
+from _inner_search import grid_search, load_scores, scores_path  # benchmarks/_inner_search.py
 from _machine import code_version, cpu_model  # benchmarks/_machine.py
 from _overrides import literal, parse_set  # benchmarks/_overrides.py
 from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
@@ -95,11 +100,11 @@ from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
     checkpoint_path,
     epochs_done,
     load_checkpoint,
+    orphaned,
 )
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 from sklearn.model_selection import (
-    GridSearchCV,
     StratifiedKFold,
     StratifiedShuffleSplit,
     train_test_split,
@@ -252,8 +257,11 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
             search = SimpleNamespace(best_estimator_=pipe,
                                      best_params_=best_params,
                                      cv_results_={"mean_test_score": []})
-        else:
-            search = GridSearchCV(pipe, grid, cv=inner, error_score="raise").fit(X_tr, y_tr)
+        else:  # GridSearchCV's choice, each inner fit's score saved as it finishes
+            search = grid_search(pipe, grid, inner, X_tr, y_tr, path=inner_checkpoint(args, unit),
+                                 key=unit_key(unit), orphaned=lambda: orphaned(owner))
+            if search.resumed_fits:
+                out["resumed_inner_fits"] = search.resumed_fits
         best = search.best_estimator_
         X_te_features = best[:-1].transform(X_te)  # once, for the IB-graphs and predictions
         ib = best[-1].ib_graphs(X_te_features)
@@ -333,21 +341,38 @@ def fair_stopping(args, unit: dict) -> dict:
 def unit_checkpoint(args, unit: dict) -> Path | None:
     """Epoch checkpoint file of a paper-protocol unit (``None``: not checkpointed).
 
-    Fair units (a whole ``GridSearchCV``) and runs with ``--lr-step`` (the
-    scheduler's state is not saved) restart from epoch 0.
+    Fair units (their inner fits are kept by :func:`inner_checkpoint` instead) and
+    runs with ``--lr-step`` (the scheduler's state is not saved) restart each fit
+    from epoch 0.
     """
     if unit["protocol"] != "paper" or args.lr_step or args.no_checkpoints:
         return None
     return checkpoint_path(Path(args.results_dir) / "checkpoints", unit_key(unit))
 
 
-def in_progress(args, units: list[dict]) -> list[tuple[dict, int]]:
-    """The units among ``units`` with an epoch checkpoint, and its epoch count."""
+def inner_checkpoint(args, unit: dict) -> Path | None:
+    """File of a fair unit's finished inner-search scores (``None``: not kept).
+
+    A fair unit killed during its inner search resumes with the inner fits it
+    lacks (``benchmarks/_inner_search.py``); its refit starts from epoch 0.
+    """
+    if unit["protocol"] != "fair" or args.no_checkpoints:
+        return None
+    return scores_path(Path(args.results_dir) / "checkpoints", unit_key(unit))
+
+
+def in_progress(args, units: list[dict]) -> list[tuple[dict, str]]:
+    """The units among ``units`` with saved progress, and what is saved: the epochs
+    of a paper unit's checkpoint, the inner fits of a fair unit's search."""
     out = []
     for unit in units:
         path = unit_checkpoint(args, unit)
         if path is not None and path.exists():
-            out.append((unit, epochs_done(load_checkpoint(path, unit_key(unit)))))
+            done = epochs_done(load_checkpoint(path, unit_key(unit)))
+            out.append((unit, f"{done}/{args.epochs} epochs"))
+        path = inner_checkpoint(args, unit)
+        if path is not None and path.exists():
+            out.append((unit, f"{len(load_scores(path, unit_key(unit)))} inner fits"))
     return out
 
 
@@ -576,9 +601,9 @@ def main(argv=None) -> None:
     print(f"{len(units)} units, {len(units) - len(missing)} already done, {len(todo)} to run"
           + (f" (report only: {len(missing)} not run)" if args.report_only else ""), flush=True)
     for unit, saved in in_progress(args, missing):
-        print(f"  {unit['dataset']} {unit['backbone']} {learners_of(unit['structure'])} "
-              f"beta={unit['beta']} fold={unit['fold']}: {saved}/{args.epochs} epochs "
-              "saved, resumes there", flush=True)
+        print(f"  {unit['protocol']} {unit['dataset']} {unit['backbone']} "
+              f"{learners_of(unit['structure'])} beta={unit['beta']} fold={unit['fold']}: "
+              f"{saved} saved, resumes there", flush=True)
     threads = args.threads or max(1, (os.cpu_count() or 1) // max(1, args.n_jobs))
     # Workers import this file as a module (not ``__main__``), so that each keeps
     # its loaded datasets cached between units.
@@ -594,9 +619,9 @@ def main(argv=None) -> None:
         # checkout, a sync) must not swallow the results that follow.
         with runs.open("a") as fh:
             fh.write(json.dumps(record) + "\n")
-        path = unit_checkpoint(args, record)
-        if path is not None:  # the record is saved: its epochs are no longer needed
-            path.unlink(missing_ok=True)
+        for path in (unit_checkpoint(args, record), inner_checkpoint(args, record)):
+            if path is not None:  # the record is saved: its progress is no longer needed
+                path.unlink(missing_ok=True)
         done[unit_key(record)] = record
         print(f"{record['protocol']} {record['dataset']} {record['backbone']} "
               f"structure={record['structure']} beta={record['beta']} "

@@ -352,7 +352,7 @@ def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monk
         with pytest.raises(RuntimeError, match="killed"):
             rt.run_unit(unit_b, args_b, 1)
         assert rt.epochs_done(rt.load_checkpoint(path, rt.unit_key(unit_b))) == 2
-        assert rt.in_progress(args_b, rt.plan(args_b)) == [(unit_b, 2)]
+        assert rt.in_progress(args_b, rt.plan(args_b)) == [(unit_b, "2/4 epochs")]
         monkeypatch.setattr(rt.ValidTestTracker, "on_epoch_end", on_epoch_end)
         resumed = rt.run_unit(unit_b, args_b, 1)
         state_b = rt.load_checkpoint(path, rt.unit_key(unit_b))
@@ -372,6 +372,66 @@ def test_reproduce_table1_killed_unit_resumes_from_its_last_epoch(tmp_path, monk
     other = dict(unit_b, fold=1)
     with pytest.raises(ValueError, match="not of"):
         rt.load_checkpoint(path, rt.unit_key(other))
+
+
+def test_reproduce_table1_killed_fair_unit_resumes_with_the_inner_fits_it_lacks(
+        tmp_path, monkeypatch):
+    """A fair unit killed in its second inner fit keeps the first one's score; run
+    again, it fits only the second candidate and the refit, and its record equals the
+    uninterrupted unit's; the saved scores go once the record is written."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
+            "--epochs", "2", "--max-graphs", "60", "--device", "cpu", "--protocols", "fair",
+            "--learners", "VIB-GSL", "--betas", "1e-3", "--grid", "structure_mix=0.5,1.0",
+            "--inner-folds", "1", "--fair-patience", "1"]
+    threads = torch.get_num_threads()
+    try:
+        args_a = rt.parse([*base, "--results-dir", str(tmp_path / "a")])
+        whole = rt.run_unit(rt.plan(args_a)[0], args_a, 1)
+        args = rt.parse([*base, "--results-dir", str(tmp_path / "b")])
+        unit = rt.plan(args)[0]
+        path = rt.inner_checkpoint(args, unit)
+        real_fit = rt.VIBGSLClassifier.fit
+        fits = []
+
+        def killed_in_fit_2(net, X, y=None, **kw):
+            fits.append(net.structure_mix)
+            if len(fits) == 2:
+                raise RuntimeError("killed")
+            return real_fit(net, X, y, **kw)
+
+        monkeypatch.setattr(rt.VIBGSLClassifier, "fit", killed_in_fit_2)
+        with pytest.raises(RuntimeError, match="killed"):
+            rt.run_unit(unit, args, 1)
+        assert list(rt.load_scores(path, rt.unit_key(unit))) == ["0/0"]
+        assert rt.in_progress(args, [unit]) == [(unit, "1 inner fits")]
+        monkeypatch.undo()
+        seen = _spy_fits(rt, monkeypatch, lambda net, X: net.structure_mix)
+        resumed = rt.run_unit(unit, args, 1)
+    finally:
+        torch.set_num_threads(threads)
+    assert seen == [1.0, resumed["chosen"]["structure_mix"]]
+    assert resumed["resumed_inner_fits"] == 1 and "resumed_inner_fits" not in whole
+    for key in ("inner_scores", "chosen", "test_acc", "test_predicted", "ib_density",
+                "epochs_run", "best_epoch"):
+        assert resumed[key] == whole[key], key
+    assert rt.unit_checkpoint(args, unit) is None  # fair units keep no epochs
+    assert rt.inner_checkpoint(rt.parse([*base, "--no-checkpoints"]), unit) is None
+
+    # the script removes the scores once the unit's record is saved
+    assert path.exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(rt, "plan", lambda a: [unit])
+    sys.path.insert(0, str(SCRIPT.parent))  # main() imports its workers from the script
+    try:
+        import reproduce_table1 as worker_module
+        monkeypatch.setattr(worker_module, "run_unit", lambda u, a, t, o=None: dict(
+            resumed, seconds=0.0))
+        rt.main([*base, "--results-dir", str(tmp_path / "b")])
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    assert not path.exists()
+    assert len(_lines(tmp_path / "b" / "table1_runs.jsonl")) == 1
 
 
 def test_epoch_checkpoint_of_an_orphaned_worker_exits_without_saving(tmp_path, monkeypatch):
