@@ -103,6 +103,9 @@ run branch_cos_top4_ties_holdout_grid "${V[@]}" --set observed_branch=True \
 # holdout_grid form, one stratified 10 % holdout, for the large datasets)
 run branch_cos_top4_norm_grid "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set structure_k=4 --grid ib_graph_norm=none,sym
+# (on REDDIT-BINARY with GIN two such units sharing an H100 had not finished one in 285 s;
+# each inner fit's score is kept, so a unit continues across commands of a lent GPU:
+# EXTRA="--device cuda --backbones gin" N_JOBS=2 ONLY=branch_cos_top4_norm_holdout_grid)
 run branch_cos_top4_norm_holdout_grid "${V[@]}" --set observed_branch=True \
     --set edge_score=cosine --set structure_k=4 --grid ib_graph_norm=none,sym --inner-folds 1
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
