@@ -17,8 +17,8 @@ one on a tie, refit on all of ``X``), but after each inner fit it writes the
 fit's score to a JSON file; a new run of the unit reads that file and runs only
 the fits it lacks. Each fit seeds itself (``VIBGSLClassifier`` reseeds torch when
 it starts training), so the scores, the choice and the refit are those of an
-uninterrupted search; ``tests/test_benchmarks.py`` checks both against
-``GridSearchCV``.
+uninterrupted search; ``tests/test_inner_search.py`` checks both against
+``GridSearchCV``, ``tests/test_benchmarks.py`` a resumed unit against an uninterrupted one.
 
 The file is replaced atomically (a temporary name, then a rename), merged with
 what is on disk before each write (two processes of the same unit lose no score),
@@ -27,21 +27,20 @@ and removed by ``reproduce_table1.py`` once the unit's record is saved.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+from _unit_checkpoint import key_digest  # benchmarks/_unit_checkpoint.py
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 
 def scores_path(directory: Path, key: tuple) -> Path:
-    """File of the inner scores of the unit with this key."""
-    digest = hashlib.sha1(json.dumps(list(key)).encode()).hexdigest()[:16]
-    return Path(directory) / f"inner-{digest}.json"
+    """File of the inner scores of the unit with this key (named as its epoch checkpoint)."""
+    return Path(directory) / f"inner-{key_digest(key)}.json"
 
 
 def load_scores(path: Path | None, key: tuple) -> dict[str, float]:

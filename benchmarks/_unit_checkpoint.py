@@ -48,10 +48,14 @@ from skorch.history import History
 from sk_vibgsl._batching import GraphLoader
 
 
+def key_digest(key: tuple) -> str:
+    """A file-name-safe hash of a unit's key (keys hold '/', floats, None)."""
+    return hashlib.sha1(json.dumps(list(key)).encode()).hexdigest()[:16]
+
+
 def checkpoint_path(directory: Path, key: tuple) -> Path:
-    """File of the unit with this key (a hash of it: keys hold '/', floats, None)."""
-    digest = hashlib.sha1(json.dumps(list(key)).encode()).hexdigest()[:16]
-    return Path(directory) / f"unit-{digest}.pt"
+    """File of the unit with this key."""
+    return Path(directory) / f"unit-{key_digest(key)}.pt"
 
 
 def epochs_done(state: dict) -> int:
