@@ -16,6 +16,11 @@ own), and in that process:
   global mean pooling, 2-layer MLP) — median epoch time. Its
   epochs alternate with VIB-GSL's, so that load from other tenants of a
   shared machine hits both alike; the ratio is the median of per-epoch ratios.
+  The yardstick has two layers of width 16 (the default VIB-GSL's sizes);
+  with ``--match-capacity`` it takes VIB-GSL's ``hidden_dim``, ``num_layers``
+  and ``readout`` (and, for GIN, ``module__batch_norm``) from ``--vib``, so
+  that a VIB-GSL of other sizes is timed against a plain GNN of the same
+  sizes (the files get the suffix ``_matched``).
 
 Peak memory is the process's resident-set high-water mark (``VmHWM``),
 reset (``/proc/self/clear_refs``) after the data are loaded and read after
@@ -68,15 +73,34 @@ PAPER_BATCH_NOTE = (
 # --------------------------------------------------------------------------- #
 # one dataset, in this process
 # --------------------------------------------------------------------------- #
+def yardstick_capacity(vib_params: dict | None, backbone: str) -> dict:
+    """The plain GNN's sizes: width 16, two layers, mean pooling, no batch norm
+    (the default VIB-GSL's), or with ``vib_params`` (``--match-capacity``)
+    VIB-GSL's ``hidden_dim``, ``num_layers``, ``readout`` and, for GIN,
+    ``module__batch_norm``, each at the estimator's default where not given."""
+    params = vib_params or {}
+    capacity = {
+        "hidden_dim": int(params.get("hidden_dim", 16)),
+        "num_layers": int(params.get("num_layers", 2)),
+        "readout": str(params.get("readout", "mean")),
+        "batch_norm": bool(params.get("module__batch_norm", False)),
+    }
+    if capacity["readout"] not in ("mean", "sum"):
+        raise ValueError(f"readout must be 'mean' or 'sum', got {capacity['readout']!r}.")
+    if capacity["batch_norm"] and backbone != "gin":
+        raise ValueError("module__batch_norm=True needs the 'gin' backbone.")
+    return capacity
+
+
 def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epochs: int,
           predict_repeats: int, device: str = "cpu", backbone: str = "gcn",
-          vib_params: dict | None = None) -> dict:
+          vib_params: dict | None = None, match_capacity: bool = False) -> dict:
     import numpy as np
     import torch
     from torch import nn
     from torch_geometric.data import Data
     from torch_geometric.loader import DataLoader
-    from torch_geometric.nn import GATConv, GCNConv, GINConv, global_mean_pool
+    from torch_geometric.nn import GATConv, GCNConv, GINConv, global_add_pool, global_mean_pool
 
     from sk_vibgsl import DegreeFeatures, VIBGSLClassifier
     from sk_vibgsl._batching import auto_max_pairs, size_bucketed_batches
@@ -90,18 +114,28 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
                                          nn.Linear(out_channels, out_channels)), train_eps=True)
         return GCNConv(in_channels, out_channels)
 
+    capacity = yardstick_capacity(vib_params if match_capacity else None, backbone)
+
     class PlainGNN(nn.Module):
-        def __init__(self, in_channels: int, hidden: int, n_classes: int) -> None:
+        def __init__(self, in_channels: int, n_classes: int) -> None:
             super().__init__()
-            self.conv1 = conv(in_channels, hidden)
-            self.conv2 = conv(hidden, hidden)
+            hidden, layers = capacity["hidden_dim"], capacity["num_layers"]
+            widths = [in_channels] + [hidden] * layers
+            self.convs = nn.ModuleList(conv(a, b) for a, b in zip(widths, widths[1:]))
+            self.norms = nn.ModuleList(
+                nn.BatchNorm1d(hidden) if capacity["batch_norm"] else nn.Identity()
+                for _ in range(layers))
+            self.pool = global_add_pool if capacity["readout"] == "sum" else global_mean_pool
             self.mlp = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(),
                                      nn.Linear(hidden, n_classes))
 
         def forward(self, data):
-            h = self.conv1(data.x, data.edge_index).relu()
-            h = self.conv2(h, data.edge_index)
-            return self.mlp(global_mean_pool(h, data.batch))
+            h = data.x
+            for i, (conv_, norm) in enumerate(zip(self.convs, self.norms)):
+                h = norm(conv_(h, data.edge_index))
+                if i < len(self.convs) - 1:
+                    h = h.relu()
+            return self.mlp(self.pool(h, data.batch))
 
     class PlainPyG:
         """The yardstick: the sparse PyG backbone on the observed graph, one epoch per call."""
@@ -110,7 +144,7 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
             data = [Data(x=g.x, edge_index=g.edge_index, y=torch.tensor([int(c)]))
                     for g, c in zip(graphs, y)]
             self.loader = DataLoader(data, batch_size=batch_size, shuffle=True)
-            self.model = PlainGNN(graphs[0].x.shape[1], 16, int(max(y)) + 1).to(device)
+            self.model = PlainGNN(graphs[0].x.shape[1], int(max(y)) + 1).to(device)
             self.opt = torch.optim.Adam(self.model.parameters(), lr=0.005)
 
         def epoch(self) -> float:
@@ -214,6 +248,8 @@ def bench(name: str, data_home: str | None, n_train: int, batch_size: int, epoch
         "dataset": name,
         "backbone": backbone,
         "vib_params": vib_params or {},
+        "yardstick": capacity,
+        "plain_pyg_parameters": sum(p.numel() for p in yardstick.model.parameters()),
         "train_graphs": len(graphs),
         "n_features": int(graphs[0].x.shape[1]),
         "max_nodes": int(sizes.max()),
@@ -330,6 +366,9 @@ def write(results_dir: Path, rows: list[dict], meta: dict, stem: str = "speed") 
     if tuned:
         lines += ["", "VIB-GSL parameters other than the defaults:", ""]
         lines += [f"- {r['dataset']}: `{r['vib_params']}`" for r in tuned]
+    sizes = {json.dumps(r.get("yardstick", yardstick_capacity(None, kind))) for r in rows}
+    lines += ["", f"Plain PyG {name}'s sizes (`--match-capacity`: VIB-GSL's): "
+              + "; ".join(f"`{json.loads(c)}`" for c in sorted(sizes))]
     lines += [
         "",
         "## Memory and padding",
@@ -413,11 +452,20 @@ def parse(argv=None):
                         help="VIBGSLClassifier parameters (values read as JSON), e.g. "
                              "graph_path='\"sparse\"' structure_k=8; results go in "
                              "speed_<tag>.md/json (--tag)")
+    parser.add_argument("--match-capacity", action="store_true",
+                        help="the plain GNN takes hidden_dim, num_layers, readout (and "
+                             "module__batch_norm) from --vib instead of width 16, two layers, "
+                             "mean pooling; results go in speed_<tag>_matched.md/json")
     parser.add_argument("--tag", default=None,
                         help="name of the result files' variant: speed_<tag>[_<backbone>].md")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.vib_params = {k: json.loads(v) for k, v in (a.split("=", 1) for a in args.vib)}
+    if args.match_capacity:
+        try:
+            yardstick_capacity(args.vib_params, args.backbone)
+        except ValueError as err:
+            parser.error(f"--match-capacity: {err}")
     if args.quick:
         args.datasets, args.n_train, args.batch_size = ["IMDB-BINARY"], 60, 20
         args.epochs, args.predict_repeats, args.threads = 2, 1, args.threads or 1
@@ -433,7 +481,7 @@ def main(argv=None) -> None:
             torch.set_num_threads(args.threads)
         row = bench(args.datasets[0], args.data_home, args.n_train, args.batch_size,
                     args.epochs, args.predict_repeats, args.device, args.backbone,
-                    args.vib_params)
+                    args.vib_params, args.match_capacity)
         print(json.dumps(row), flush=True)
         return
 
@@ -442,6 +490,7 @@ def main(argv=None) -> None:
         a for a in argv if a != "--force")
     results_dir = Path(args.results_dir)
     stem = "speed" + (f"_{args.tag}" if args.tag else "")
+    stem += "_matched" if args.match_capacity else ""
     stem += "" if args.backbone == "gcn" else f"_{args.backbone}"
     stem += "" if args.device == "cpu" else "_gpu"
     path = results_dir / f"{stem}.json"
@@ -458,6 +507,8 @@ def main(argv=None) -> None:
                  "--device", args.device, "--backbone", args.backbone]
         if args.vib:
             child += ["--vib", *args.vib]
+        if args.match_capacity:
+            child += ["--match-capacity"]
         if args.data_home:
             child += ["--data-home", args.data_home]
         if args.threads:

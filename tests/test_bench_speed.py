@@ -59,3 +59,35 @@ def test_bench_speed_other_backbone_goes_in_its_own_files(tmp_path):
     md = (tmp_path / "speed_gat.md").read_text()
     assert "VIB-GSL (GAT backbone) vs plain PyG GAT" in md and "`GATConv`" in md
     assert "| IMDB-BINARY | 60 | 20 |" in md
+
+
+def test_bench_speed_match_capacity_sizes_the_yardstick_like_vibgsl(tmp_path):
+    def parameters(hidden, layers, n_features=None):
+        n_features = n_features or row["n_features"]
+        widths = [n_features] + [hidden] * layers
+        convs = sum(a * b + b for a, b in zip(widths, widths[1:]))  # GCNConv: weight, bias
+        return convs + hidden * hidden + hidden + hidden * 2 + 2  # the 2-layer MLP head
+
+    vib = ["--vib", "hidden_dim=32", "num_layers=3", 'readout="sum"']
+    proc = _run(tmp_path, "--match-capacity", *vib)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (tmp_path / "speed.json").exists()
+    (row,) = json.loads((tmp_path / "speed_matched.json").read_text())["rows"]
+    assert row["yardstick"] == {"hidden_dim": 32, "num_layers": 3, "readout": "sum",
+                                "batch_norm": False}
+    assert row["plain_pyg_parameters"] == parameters(32, 3)
+    assert "`{'hidden_dim': 32, 'num_layers': 3, 'readout': 'sum', 'batch_norm': False}`" in (
+        tmp_path / "speed_matched.md").read_text()
+
+    # without the flag the yardstick keeps the default sizes, whatever --vib says
+    proc = _run(tmp_path, *vib)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (row,) = json.loads((tmp_path / "speed.json").read_text())["rows"]
+    assert row["yardstick"]["hidden_dim"] == 16 and row["yardstick"]["num_layers"] == 2
+    assert row["plain_pyg_parameters"] == parameters(16, 2)
+
+
+def test_bench_speed_match_capacity_refuses_batch_norm_without_gin(tmp_path):
+    proc = _run(tmp_path, "--match-capacity", "--vib", "module__batch_norm=true")
+    assert proc.returncode == 2
+    assert "--match-capacity: module__batch_norm=True needs the 'gin' backbone" in proc.stderr
