@@ -108,6 +108,12 @@ run branch_cos_top4_norm_grid "${V[@]}" --set observed_branch=True --set edge_sc
 # EXTRA="--device cuda --backbones gin" N_JOBS=2 ONLY=branch_cos_top4_norm_holdout_grid)
 run branch_cos_top4_norm_holdout_grid "${V[@]}" --set observed_branch=True \
     --set edge_score=cosine --set structure_k=4 --grid ib_graph_norm=none,sym --inner-folds 1
+# the learned channel without its second GNN (observed_branch="shared"): one GNN whose every
+# layer aggregates over the observed graph and, through the gate alpha (starting at 0), over the
+# learned graph, with the same weights; an epoch costs about one GNN instead of two (the speed
+# bound), and the learned edges reach every layer instead of only the readout
+run shared_cos_top4 "${V[@]}" --set observed_branch=shared --set edge_score=cosine \
+    --set structure_k=4
 # direction f: the learned graph row-normalised before the mix, so that GIN's sum over a
 # near-complete IB-graph stays bounded (ib_graph_norm="row")
 run mix05_row "${V[@]}" --set structure_mix=0.5 --set ib_graph_norm=row
@@ -178,6 +184,9 @@ run branch__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=True
 # the sparse learned channel at that depth (goal 5: does the channel that gained +4.1 on NCI1 at
 # the default capacity keep a gain once the yardstick itself reaches 78.9?)
 run branch_cos_top4__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=True \
+    --set edge_score=cosine --set structure_k=4
+# the same without the second GNN (observed_branch="shared", see shared_cos_top4)
+run shared_cos_top4__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=shared \
     --set edge_score=cosine --set structure_k=4
 # the same depth and budget with GIN (goal 1 asks for GIN too). Without batch norm the
 # yardstick stayed at chance on the social datasets (observed__gdeep: IMDB-B 51.5, IMDB-M

@@ -255,6 +255,12 @@ def test_sparse_memory_estimate_counts_the_extra_layers():
     {"observed_branch": True, "structure_k": 2, "gate": 0.6},
     {"observed_branch": True, "candidate_hops": 1, "structure_mix": 0.5, "readout": "sum",
      "gate": -1.3},
+    {"observed_branch": "shared", "structure_k": 2, "gate": 0.6},
+    {"observed_branch": "shared", "edge_score": "cosine", "structure_k": 3, "num_layers": 3,
+     "ib_graph_norm": "sym", "gate": -0.8},
+    {"observed_branch": "shared", "structure_k": 2, "backbone": "gin", "gate": 0.4},
+    {"observed_branch": "shared", "candidate_hops": 1, "backbone": "gin", "readout": "sum",
+     "gate": 1.1},
 ])
 def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     """Top-k, candidates, cosine scores and the learned mix are the same
@@ -263,7 +269,7 @@ def test_sparse_path_equals_dense_path_with_the_structure_options(kw):
     x, mask, adj = _padded()
     lam = kw.pop("structure_mix", 0.0)
     gate = kw.pop("gate", None)
-    m = _module("gcn", lam, **kw).eval()
+    m = _module(kw.pop("backbone", "gcn"), lam, **kw).eval()
     if gate is not None:  # the observed branch's gate away from 0, so both branches count
         with torch.no_grad():
             m.branch_gate.fill_(gate)

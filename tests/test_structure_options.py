@@ -15,6 +15,7 @@ from sk_vibgsl.nn import (
     candidate_pairs,
     edge_density,
     edge_kl_to_prior,
+    gcn_norm,
     top_k_lowest,
     top_k_mask,
     top_k_pairs,
@@ -565,6 +566,106 @@ def test_observed_branch_fits_and_learns_its_gate(graphs):
     assert clf.module_.branch_gate.item() != 0.0
     assert clf.predict_proba(X).shape == (len(X), 2)
     # ib_graphs shows the learned graph the second branch sees (no observed part)
+    _, learned = clf.ib_graphs(X[:1])[0]
+    assert learned.shape == (len(X[0][0]),) * 2
+
+
+def _shared_by_hand(model, x_ib, mask, adj, a, gate):
+    """The shared branch's pooled output from the layer formulas, written out:
+    GCN ``Â_obs H W + α A H W + b``, GIN ``MLP((1 + ε) H + A_obs H + α A H)``."""
+    h = x_ib
+    layers = model.gnn.layers
+    for i, conv in enumerate(layers):
+        if model.gnn.kind == "gcn":
+            hw = conv.lin(h)
+            h = gcn_norm(adj) @ hw + gate * (a @ hw) + conv.bias
+        else:
+            h = conv.mlp((1 + conv.eps) * h + adj @ h + gate * (a @ h))
+        h = h * mask.unsqueeze(-1)
+        if i < len(layers) - 1:
+            h = torch.relu(h)
+    return (h.sum(-2) / mask.sum(-1, keepdim=True)).detach()
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gin"])
+@pytest.mark.parametrize("num_layers", [2, 3])
+def test_shared_branch_adds_gated_learned_messages_in_every_layer(backbone, num_layers):
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, ib_size=3, backbone=backbone,
+                         num_layers=num_layers, observed_branch="shared",
+                         edge_score="cosine", structure_k=3).eval()
+    assert model.observed_gnn is None  # one GNN
+    with torch.no_grad():
+        model.branch_gate.fill_(0.7)
+        mu, *_ = model.encode(x, mask, adj)
+        x_ib, a = model.ib_graph(x, mask, adj)
+    torch.testing.assert_close(mu, _shared_by_hand(model, x_ib, mask, adj, a, 0.7)[:, :3])
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gin"])
+def test_shared_branch_starts_as_the_gnn_on_the_observed_graph(backbone):
+    """At its initial gate 0 the model is the observed-graph model
+    (``structure_mix=1``) with the same GNN, and it adds only the structure
+    learner and the gate to that model's parameters."""
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, backbone=backbone, observed_branch="shared").eval()
+    assert model.branch_gate.item() == 0.0
+    plain = VIBGSLModule(5, 2, hidden_dim=8, backbone=backbone, structure_mix=1.0).eval()
+    plain.load_state_dict(
+        {k: v for k, v in model.state_dict().items() if k in plain.state_dict()}
+    )
+    extra = sum(p.numel() for p in model.structure.parameters()) + 1
+    n_params = sum(p.numel() for p in model.parameters())
+    assert n_params == sum(p.numel() for p in plain.parameters()) + extra
+    with torch.no_grad():
+        torch.testing.assert_close(model(x, mask, adj)[0], plain(x, mask, adj)[0],
+                                   rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gin"])
+def test_shared_branch_gradients_reach_the_gate_and_then_the_structure_learner(backbone):
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, backbone=backbone, observed_branch="shared",
+                         temperature=1.0)
+    model(x, mask, adj)[0].pow(2).sum().backward()
+    assert model.branch_gate.grad.abs() > 0  # the gate leaves 0 ...
+    assert all(p.grad.abs().sum() > 0 for p in model.gnn.parameters())
+    model.zero_grad()
+    with torch.no_grad():
+        model.branch_gate.fill_(0.5)  # ... and then the structure learner trains
+    model(x, mask, adj)[0].pow(2).sum().backward()
+    for part in (model.gnn, model.structure):
+        for name, p in part.named_parameters():
+            assert p.grad is not None and p.grad.abs().sum() > 0, name
+
+
+def test_shared_branch_is_refused_with_gat_without_structure_learning_or_adj(graphs):
+    with pytest.raises(ValueError, match="observed_branch='shared' needs a backbone"):
+        VIBGSLModule(5, 2, backbone="gat", observed_branch="shared")
+    with pytest.raises(ValueError, match="observed_branch must be"):
+        VIBGSLModule(5, 2, structure_mix=1.0, observed_branch="shared")
+    with pytest.raises(ValueError, match="observed_branch must be"):
+        VIBGSLModule(5, 2, observed_branch="layer")
+    x, mask, _ = _batch()
+    with pytest.raises(ValueError, match="observed_branch='shared' needs the observed adj"):
+        VIBGSLModule(5, 2, observed_branch="shared")(x, mask)
+    X, y = graphs
+    for bad in ({"structure_mix": 1.0, "observed_branch": "shared"},
+                {"backbone": "gat", "observed_branch": "shared"}):
+        with pytest.raises(ValueError, match="observed_branch must be"):
+            VIBGSLClassifier(max_epochs=1, **bad).fit(X, y)
+
+
+def test_shared_branch_fits_and_learns_its_gate(graphs):
+    X, y = graphs
+    clf = VIBGSLClassifier(max_epochs=3, observed_branch="shared", edge_score="cosine",
+                           structure_k=2, random_state=0).fit(X, y)
+    assert clf.module_.observed_gnn is None
+    assert clf.module_.branch_gate.item() != 0.0
+    assert clf.predict_proba(X).shape == (len(X), 2)
     _, learned = clf.ib_graphs(X[:1])[0]
     assert learned.shape == (len(X[0][0]),) * 2
 

@@ -24,6 +24,12 @@ from ._sparse_attention import (
 
 __all__ = ["DenseGCNLayer", "DenseGATLayer", "DenseGINLayer", "Backbone", "gcn_norm"]
 
+#: ``(alpha, a)``: a gate (a 0-d tensor) and a second graph whose messages each
+#: layer adds, scaled by the gate (``Backbone.forward_projected``'s ``learned``).
+Learned = tuple  # (Tensor, Tensor), or (Tensor, EdgeGraph) on the sparse path
+#: The backbones whose layers accept ``learned``.
+SHARED_BACKBONES = ("gcn", "gin")
+
 
 def _fill_missing_self_loops(adj: Tensor) -> Tensor:
     """Add a self-loop of weight 1 to every node that has none (as PyG's
@@ -93,11 +99,16 @@ class DenseGCNLayer(nn.Module):
         """Weight of the layer's first linear map of ``x``."""
         return self.lin.weight
 
-    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, norm) -> Tensor:
-        """The layer from ``h = x @ first_weight.T``, on the raw ``adj`` with
-        ``norm = _gcn_propagation(adj)``."""
-        out = _gcn_propagate(h, adj, *norm) + self.bias
-        return out * mask.unsqueeze(-1)
+    def forward_projected(
+        self, h: Tensor, adj: Tensor, mask: Tensor, norm, learned: Learned | None = None
+    ) -> Tensor:
+        r"""The layer from ``h = x @ first_weight.T``, on the raw ``adj`` with
+        ``norm = _gcn_propagation(adj)``; with ``learned = (alpha, a)``,
+        :math:`\hat A h + \alpha\, a h + b` (:class:`Backbone`)."""
+        out = _gcn_propagate(h, adj, *norm)
+        if learned is not None:
+            out = out + learned[0] * (learned[1] @ h)
+        return (out + self.bias) * mask.unsqueeze(-1)
 
 
 def gat_attention_input(adj: Tensor) -> Tensor | AttentionEdges:
@@ -238,10 +249,16 @@ class DenseGINLayer(nn.Module):
         """Weight of the layer's first linear map of ``x``."""
         return self.mlp[0].weight
 
-    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor, norm=None) -> Tensor:
-        """The layer from ``h = x @ first_weight.T``: the MLP's first layer is
-        linear, so it commutes with the aggregation."""
-        h = torch.baddbmm((1 + self.eps) * h, adj, h) + self.mlp[0].bias
+    def forward_projected(
+        self, h: Tensor, adj: Tensor, mask: Tensor, norm=None, learned: Learned | None = None
+    ) -> Tensor:
+        r"""The layer from ``h = x @ first_weight.T``: the MLP's first layer is
+        linear, so it commutes with the aggregation. With ``learned = (alpha, a)``
+        the MLP's input gains :math:`\alpha\, a h` (:class:`Backbone`)."""
+        agg = torch.baddbmm((1 + self.eps) * h, adj, h)
+        if learned is not None:
+            agg = agg + learned[0] * (learned[1] @ h)
+        h = agg + self.mlp[0].bias
         out = self._normalise(self.mlp[2](self.mlp[1](h)), mask)
         return out * mask.unsqueeze(-1)
 
@@ -320,8 +337,28 @@ class Backbone(nn.Module):
         """Node embeddings ``B × N × out_channels``."""
         return self.forward_projected(x @ self.conv1.first_weight.T, adj, mask)
 
-    def forward_projected(self, h: Tensor, adj: Tensor, mask: Tensor) -> Tensor:
-        """:meth:`forward` from ``h = x @ conv1.first_weight.T``."""
+    def forward_projected(
+        self, h: Tensor, adj: Tensor, mask: Tensor, learned: Learned | None = None
+    ) -> Tensor:
+        r""":meth:`forward` from ``h = x @ conv1.first_weight.T``.
+
+        With ``learned = (alpha, a)`` (GCN and GIN), every layer also
+        aggregates over a second graph ``a`` (``B × N × N``) with its own
+        weights, scaled by the gate :math:`\alpha`:
+
+        .. math::
+            \text{GCN: } X' = \hat A X W + \alpha\, a X W + b, \qquad
+            \text{GIN: } X' = \mathrm{MLP}\left((1 + \epsilon) X + A X
+            + \alpha\, a X\right)
+
+        (:math:`\hat A` of :func:`gcn_norm` on ``adj``; ``a`` enters as given).
+        At :math:`\alpha = 0` the output is that without ``learned``.
+        """
+        if learned is not None and self.kind not in SHARED_BACKBONES:
+            raise ValueError(
+                f"a second graph in every layer needs one of {SHARED_BACKBONES}, "
+                f"got {self.kind!r}."
+            )
         # What the layers derive from ``adj`` alone, computed once for all.
         if self.kind == "gcn":
             norm = _gcn_propagation(adj)
@@ -329,8 +366,12 @@ class Backbone(nn.Module):
             norm = gat_attention_input(adj)
         else:
             norm = None
+        if learned is None:
+            return run_layers(
+                self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm)
+            )
         return run_layers(
-            self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm)
+            self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm, learned)
         )
 
 

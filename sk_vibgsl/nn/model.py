@@ -8,7 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from ._feature_product import feature_product
-from .backbones import Backbone
+from .backbones import SHARED_BACKBONES, Backbone
 from .sparse_ann import TOP_K_SEARCHES
 from .sparse_model import sparse_encode
 from .structure import (
@@ -149,7 +149,7 @@ class VIBGSLModule(nn.Module):
         exactly, which is faster there. The hashing directions are seeded
         by the buffer ``top_k_seed``, drawn from torch's global generator
         when the module is built.
-    observed_branch : bool, default=False
+    observed_branch : bool or "shared", default=False
         Add a second GNN of the same kind, :math:`f_{obs}`, that runs on the
         observed graph, and a scalar gate :math:`\alpha` (a parameter,
         initially 0); the pooled vector that gives :math:`(\mu, \sigma)` is
@@ -164,6 +164,23 @@ class VIBGSLModule(nn.Module):
         and training starts from the GNN on the observed graph
         (:math:`\alpha = 0`, as ReZero starts its residual branches). Needs
         structure learning (``structure_mix < 1``) and ``adj``.
+
+        ``"shared"``: the same gate, but no second GNN: every layer of the
+        one GNN aggregates over the observed graph and, scaled by
+        :math:`\alpha`, over the IB-graph :math:`A`, with the same weights
+        (:meth:`~sk_vibgsl.nn.Backbone.forward_projected`),
+
+        .. math::
+            \text{GCN: } H' = \hat A_{obs} H W + \alpha\, A H W + b,
+            \qquad
+            \text{GIN: } H' = \mathrm{MLP}\left((1 + \epsilon) H
+            + A_{obs} H + \alpha\, A H\right)
+
+        with :math:`\hat A_{obs}` GCN's normalised observed graph and
+        :math:`A` as above (``ib_graph_norm`` applies to it). At
+        :math:`\alpha = 0` it is the GNN on the observed graph, as with
+        ``True``; it costs one GNN instead of two, and the learned edges
+        reach every layer instead of only the readout. GCN and GIN only.
 
     Returns (forward)
     -----------------
@@ -202,15 +219,23 @@ class VIBGSLModule(nn.Module):
         ib_graph_norm: str = "none",
         readout: str = "mean",
         num_layers: int = 2,
-        observed_branch: bool = False,
+        observed_branch: bool | str = False,
     ) -> None:
         super().__init__()
-        if not isinstance(observed_branch, bool) or (observed_branch and structure_mix >= 1):
+        if not (isinstance(observed_branch, bool) or observed_branch == "shared") or (
+            observed_branch and structure_mix >= 1
+        ):
             raise ValueError(
-                "observed_branch must be a bool, True only with structure learning "
-                f"(structure_mix < 1), got {observed_branch!r} with "
+                "observed_branch must be a bool or 'shared', True or 'shared' only with "
+                f"structure learning (structure_mix < 1), got {observed_branch!r} with "
                 f"structure_mix={structure_mix!r}."
             )
+        if observed_branch == "shared" and backbone not in SHARED_BACKBONES:
+            raise ValueError(
+                f"observed_branch='shared' needs a backbone in {SHARED_BACKBONES}, "
+                f"got {backbone!r}."
+            )
+        self.observed_branch = observed_branch
         if readout not in READOUTS:
             raise ValueError(f"readout must be one of {READOUTS}, got {readout!r}.")
         self.readout = readout
@@ -261,10 +286,16 @@ class VIBGSLModule(nn.Module):
         # drawn after everything else, so that the other weights are drawn as without it
         self.observed_gnn = (
             Backbone(backbone, in_channels, hidden_dim, 2 * ib_size, batch_norm, num_layers)
-            if observed_branch
+            if observed_branch is True
             else None
         )
         self.branch_gate = nn.Parameter(torch.zeros(())) if observed_branch else None
+
+    @property
+    def shares_branch(self) -> bool:
+        """Whether the learned graph enters every layer of the one GNN
+        (``observed_branch="shared"``)."""
+        return self.observed_branch == "shared"
 
     @property
     def ann_seed(self) -> int:
@@ -275,7 +306,7 @@ class VIBGSLModule(nn.Module):
     def uses_observed_graph(self) -> bool:
         return (
             self.structure_mix > 0
-            or self.observed_gnn is not None
+            or self.branch_gate is not None
             or (self.structure is not None and self.candidate_hops is not None)
         )
 
@@ -287,8 +318,10 @@ class VIBGSLModule(nn.Module):
     def _check_adj(self, adj: Tensor | None) -> None:
         if adj is None and self.structure_mix > 0:
             raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
-        if adj is None and self.observed_gnn is not None:
-            raise ValueError("observed_branch=True needs the observed adjacency `adj`.")
+        if adj is None and self.branch_gate is not None:
+            raise ValueError(
+                f"observed_branch={self.observed_branch!r} needs the observed adjacency `adj`."
+            )
         if adj is None and self.uses_observed_graph:
             raise ValueError("candidate_hops needs the observed adjacency `adj`.")
 
@@ -402,7 +435,11 @@ class VIBGSLModule(nn.Module):
                 edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
             if self.structure_mix > 0:
                 a = lam * adj + (1 - lam) * a
-        pooled = self._pool(self.gnn.forward_projected(projected[0], a, mask), mask)
+        if self.shares_branch:
+            h = self.gnn.forward_projected(projected[0], adj, mask, (self.branch_gate, a))
+        else:
+            h = self.gnn.forward_projected(projected[0], a, mask)
+        pooled = self._pool(h, mask)
         if self.observed_gnn is not None:
             h_obs = self.observed_gnn.forward_projected(projected[2], adj, mask)
             pooled = self.with_observed_branch(pooled, self._pool(h_obs, mask))

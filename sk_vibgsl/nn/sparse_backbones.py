@@ -17,6 +17,7 @@ Same parameters, same math, :math:`O(E)` work: a
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import NamedTuple
 
 import torch
@@ -24,7 +25,14 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ._sparse_attention import AttentionEdges, sparse_edge_attention
-from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer, run_layers
+from .backbones import (
+    SHARED_BACKBONES,
+    Backbone,
+    DenseGATLayer,
+    DenseGCNLayer,
+    DenseGINLayer,
+    run_layers,
+)
 
 __all__ = [
     "EdgeGraph", "coalesce_edges", "edge_graph", "mean_pool", "propagate", "sparse_backbone",
@@ -151,10 +159,12 @@ def _attention_edges(graph: EdgeGraph) -> AttentionEdges:
     return AttentionEdges(row, col, log_w, graph.n_nodes)
 
 
-def _gcn_layer(layer: DenseGCNLayer, h: Tensor, graph: EdgeGraph, norm) -> Tensor:
+def _gcn_layer(layer: DenseGCNLayer, h: Tensor, graph: EdgeGraph, norm, learned=None) -> Tensor:
     deg_inv_sqrt, loops = norm
-    h = deg_inv_sqrt * h
-    out = deg_inv_sqrt * (loops * h + propagate(h, graph))
+    scaled = deg_inv_sqrt * h
+    out = deg_inv_sqrt * (loops * scaled + propagate(scaled, graph))
+    if learned is not None:
+        out = out + learned[0] * propagate(h, learned[1])
     return out + layer.bias
 
 
@@ -163,9 +173,12 @@ def _gat_layer(layer: DenseGATLayer, h: Tensor, graph: EdgeGraph, edges) -> Tens
     return sparse_edge_attention(dst, src, edges, h, layer.negative_slope) + layer.bias
 
 
-def _gin_layer(layer: DenseGINLayer, h: Tensor, graph: EdgeGraph, norm=None) -> Tensor:
-    h = (1 + layer.eps) * h + propagate(h, graph)
-    out = layer.mlp[2](layer.mlp[1](h + layer.mlp[0].bias))
+def _gin_layer(layer: DenseGINLayer, h: Tensor, graph: EdgeGraph, norm=None,
+               learned=None) -> Tensor:
+    agg = (1 + layer.eps) * h + propagate(h, graph)
+    if learned is not None:
+        agg = agg + learned[0] * propagate(h, learned[1])
+    out = layer.mlp[2](layer.mlp[1](agg + layer.mlp[0].bias))
     if layer.norm is None:
         return out
     if layer.training and out.shape[0] < 2:  # as DenseGINLayer._normalise
@@ -178,7 +191,10 @@ def _gin_layer(layer: DenseGINLayer, h: Tensor, graph: EdgeGraph, norm=None) -> 
 _SPARSE_LAYERS = {"gcn": _gcn_layer, "gat": _gat_layer, "gin": _gin_layer}
 
 
-def sparse_backbone(backbone: Backbone, h: Tensor, graph: EdgeGraph) -> Tensor:
+def sparse_backbone(
+    backbone: Backbone, h: Tensor, graph: EdgeGraph,
+    learned: tuple[Tensor, EdgeGraph] | None = None,
+) -> Tensor:
     """:meth:`~sk_vibgsl.nn.Backbone.forward_projected` on concatenated nodes.
 
     Parameters
@@ -189,12 +205,23 @@ def sparse_backbone(backbone: Backbone, h: Tensor, graph: EdgeGraph) -> Tensor:
         ``x @ backbone.conv1.first_weight.T`` of the real nodes.
     graph : EdgeGraph
         The weighted graph the layers see (coalesced).
+    learned : (Tensor, EdgeGraph) or None, default=None
+        ``(alpha, a)``: a second graph each layer also aggregates over,
+        scaled by the gate ``alpha`` (GCN and GIN; see
+        :meth:`~sk_vibgsl.nn.Backbone.forward_projected`).
 
     Returns
     -------
     Tensor of shape (T, out_channels)
     """
+    if learned is not None and backbone.kind not in SHARED_BACKBONES:
+        raise ValueError(
+            f"a second graph in every layer needs one of {SHARED_BACKBONES}, "
+            f"got {backbone.kind!r}."
+        )
     layer = _SPARSE_LAYERS[backbone.kind]
+    if learned is not None:
+        layer = partial(layer, learned=learned)
     if backbone.kind == "gcn":
         shared = _gcn_norm(graph)
     elif backbone.kind == "gat":

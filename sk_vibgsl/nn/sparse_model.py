@@ -124,8 +124,10 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     has_obs = adj is not None or adj_index is not None
     if module.structure_mix > 0 and not has_obs:
         raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
-    if module.observed_gnn is not None and not has_obs:
-        raise ValueError("observed_branch=True needs the observed adjacency `adj`.")
+    if module.branch_gate is not None and not has_obs:
+        raise ValueError(
+            f"observed_branch={module.observed_branch!r} needs the observed adjacency `adj`."
+        )
     hops = module.candidate_hops
     if hops is not None and module.structure is not None and not has_obs:
         raise ValueError("candidate_hops needs the observed adjacency `adj`.")
@@ -174,7 +176,11 @@ def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     batch, h, graph, edges, observed = sparse_ib_graph(
         module, x, mask, adj, adj_index, adj_weight, noise
     )
-    out = sparse_backbone(module.gnn, h[0], graph)
+    if module.shares_branch:  # one GNN: the observed graph, and the learned one gated
+        obs_graph = edge_graph(*observed, len(batch.real), coalesced=False)
+        out = sparse_backbone(module.gnn, h[0], obs_graph, (module.branch_gate, graph))
+    else:
+        out = sparse_backbone(module.gnn, h[0], graph)
     n_graphs = mask.shape[0]
     readout = mean_pool if module.readout == "mean" else sum_pool
     pooled = readout(out, batch.graph_of, n_graphs)
