@@ -21,6 +21,7 @@ from sk_vibgsl.nn import (
     kl_to_standard_normal,
     threshold_adjacency,
 )
+from sk_vibgsl.nn.sparse_backbones import edge_graph, sparse_backbone
 
 BACKBONES = ["gcn", "gat", "gin"]
 
@@ -180,6 +181,56 @@ def test_every_layer_of_a_deep_backbone_gets_a_gradient():
     assert any(n.startswith("hidden_convs.1.") for n in gnn)
     for name, grad in gnn.items():
         assert grad is not None and grad.abs().sum() > 0, name
+
+
+@pytest.mark.parametrize("kind", ["gcn", "gin"])
+def test_a_second_graph_adds_gated_messages_to_every_layer_and_none_at_gate_zero(kind):
+    """``learned = (alpha, a)``: each layer's aggregation gains ``alpha · a h``
+    (GCN after its linear map, GIN inside its MLP), on the dense and the sparse
+    path alike; at ``alpha = 0`` the output is exactly the one-graph output."""
+    x, adj = _random_graph(7, 4)
+    _, a = _random_graph(7, 4, seed=1)
+    xp, ap, mp = _pad(x, adj, 9)
+    a = _pad(x, a, 9)[1]
+    net = Backbone(kind, 4, 8, 5, num_layers=3).eval()
+    h0 = xp @ net.conv1.first_weight.T
+    zero = torch.zeros(())
+    assert torch.equal(net.forward_projected(h0, ap, mp, (zero, a)), net(xp, ap, mp))
+    gate = torch.tensor(0.6)
+    h = xp
+    for i, conv in enumerate(net.layers):
+        if kind == "gcn":
+            hw = conv.lin(h)
+            h = gcn_norm(ap) @ hw + gate * (a @ hw) + conv.bias
+        else:
+            h = conv.mlp((1 + conv.eps) * h + ap @ h + gate * (a @ h))
+        h = h * mp.unsqueeze(-1)
+        if i < 2:
+            h = torch.relu(h)
+    got = net.forward_projected(h0, ap, mp, (gate, a))
+    assert torch.allclose(got, h, atol=1e-5)
+    real = mp[0]
+    sparse = sparse_backbone(net, h0[0, real], _edges(ap[0, real][:, real]),
+                             (gate, _edges(a[0, real][:, real])))
+    assert torch.allclose(sparse, got[0, real], atol=1e-5)
+
+
+def test_a_second_graph_is_refused_for_gat():
+    x, adj = _random_graph(5, 4)
+    xp, ap, mp = _pad(x, adj, 5)
+    net = Backbone("gat", 4, 8, 5)
+    learned = (torch.tensor(0.5), ap)
+    with pytest.raises(ValueError, match="needs one of"):
+        net.forward_projected(xp @ net.conv1.first_weight.T, ap, mp, learned)
+    with pytest.raises(ValueError, match="needs one of"):
+        sparse_backbone(net, x @ net.conv1.first_weight.T, _edges(adj),
+                        (learned[0], _edges(adj)))
+
+
+def _edges(adj: torch.Tensor):
+    """The ``EdgeGraph`` of one dense ``n × n`` adjacency."""
+    index = adj.nonzero().T
+    return edge_graph(index, adj[index[0], index[1]], adj.shape[0])
 
 
 @pytest.mark.parametrize("bad", [1, 0, 2.5, True, "3"])
