@@ -295,7 +295,8 @@ class VIBGSLModule(nn.Module):
     def shares_branch(self) -> bool:
         """Whether the learned graph enters every layer of the one GNN
         (``observed_branch="shared"``)."""
-        return self.observed_branch == "shared"
+        # getattr: modules pickled before the option existed lack the attribute
+        return getattr(self, "observed_branch", False) == "shared"
 
     @property
     def ann_seed(self) -> int:
@@ -320,7 +321,8 @@ class VIBGSLModule(nn.Module):
             raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
         if adj is None and self.branch_gate is not None:
             raise ValueError(
-                f"observed_branch={self.observed_branch!r} needs the observed adjacency `adj`."
+                f"observed_branch={getattr(self, 'observed_branch', True)!r} needs the "
+                "observed adjacency `adj`."
             )
         if adj is None and self.uses_observed_graph:
             raise ValueError("candidate_hops needs the observed adjacency `adj`.")
