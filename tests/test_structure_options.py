@@ -530,18 +530,26 @@ def test_observed_branch_starts_as_the_gnn_on_the_observed_graph():
         torch.testing.assert_close(model(x, mask, adj)[0], plain(x, mask, adj)[0])
 
 
-def test_observed_branch_gradients_reach_the_gate_and_then_both_branches():
+@pytest.mark.parametrize(("branch", "backbone"), [(True, "gcn"), ("shared", "gcn"),
+                                                 ("shared", "gin")])
+def test_observed_branch_gradients_reach_the_gate_and_then_every_part(branch, backbone):
+    """At the initial gate 0 only the gate and the observed-graph GNN (the one
+    GNN for ``"shared"``) train; once the gate is away from 0, the structure
+    learner and every GNN do."""
     x, mask, adj = _batch()
     torch.manual_seed(0)
-    model = VIBGSLModule(5, 2, hidden_dim=8, observed_branch=True, temperature=1.0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, backbone=backbone, observed_branch=branch,
+                         temperature=1.0)
+    observed = model.observed_gnn if branch is True else model.gnn
     model(x, mask, adj)[0].pow(2).sum().backward()
     assert model.branch_gate.grad.abs() > 0  # the gate leaves 0 ...
-    assert all(p.grad.abs().sum() > 0 for p in model.observed_gnn.parameters())
+    assert all(p.grad.abs().sum() > 0 for p in observed.parameters())
     model.zero_grad()
     with torch.no_grad():
         model.branch_gate.fill_(0.5)  # ... and then the learned channel trains
     model(x, mask, adj)[0].pow(2).sum().backward()
-    for part in (model.gnn, model.structure, model.observed_gnn):
+    parts = [model.gnn, model.structure] + ([model.observed_gnn] if branch is True else [])
+    for part in parts:
         for name, p in part.named_parameters():
             assert p.grad is not None and p.grad.abs().sum() > 0, name
 
@@ -622,24 +630,6 @@ def test_shared_branch_starts_as_the_gnn_on_the_observed_graph(backbone):
     with torch.no_grad():
         torch.testing.assert_close(model(x, mask, adj)[0], plain(x, mask, adj)[0],
                                    rtol=0, atol=0)
-
-
-@pytest.mark.parametrize("backbone", ["gcn", "gin"])
-def test_shared_branch_gradients_reach_the_gate_and_then_the_structure_learner(backbone):
-    x, mask, adj = _batch()
-    torch.manual_seed(0)
-    model = VIBGSLModule(5, 2, hidden_dim=8, backbone=backbone, observed_branch="shared",
-                         temperature=1.0)
-    model(x, mask, adj)[0].pow(2).sum().backward()
-    assert model.branch_gate.grad.abs() > 0  # the gate leaves 0 ...
-    assert all(p.grad.abs().sum() > 0 for p in model.gnn.parameters())
-    model.zero_grad()
-    with torch.no_grad():
-        model.branch_gate.fill_(0.5)  # ... and then the structure learner trains
-    model(x, mask, adj)[0].pow(2).sum().backward()
-    for part in (model.gnn, model.structure):
-        for name, p in part.named_parameters():
-            assert p.grad is not None and p.grad.abs().sum() > 0, name
 
 
 def test_shared_branch_is_refused_with_gat_without_structure_learning_or_adj(graphs):

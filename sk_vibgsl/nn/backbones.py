@@ -366,12 +366,9 @@ class Backbone(nn.Module):
             norm = gat_attention_input(adj)
         else:
             norm = None
-        if learned is None:
-            return run_layers(
-                self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm)
-            )
+        extra = () if learned is None else (learned,)  # GAT's layers take no `learned`
         return run_layers(
-            self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm, learned)
+            self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm, *extra)
         )
 
 
