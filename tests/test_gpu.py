@@ -187,12 +187,19 @@ def test_top_k_selection_with_ties_is_the_same_on_cuda(block, ties):
         assert torch.equal(top_k_mask(scores, k, start), on_gpu)
 
 
-def test_sparse_top_k_fit_on_cuda_predicts_as_on_cpu(graphs):
+@pytest.mark.parametrize(
+    ("observed_branch", "backbone", "graph_path"),
+    [(True, "gcn", "sparse"), ("shared", "gcn", "dense"), ("shared", "gin", "dense"),
+     ("shared", "gcn", "sparse"), ("shared", "gin", "sparse")],
+)
+def test_top_k_channel_fit_on_cuda_predicts_as_on_cpu(graphs, observed_branch, backbone,
+                                                       graph_path):
     X, y = graphs
     clf = VIBGSLClassifier(
-        device="cuda", observed_branch=True, edge_score="cosine", structure_k=4,
-        graph_path="sparse", max_epochs=5, random_state=0,
+        device="cuda", observed_branch=observed_branch, backbone=backbone, edge_score="cosine",
+        structure_k=4, graph_path=graph_path, max_epochs=5, random_state=0,
     ).fit(X, y)
+    assert all(np.isfinite(clf.history[:, "train_loss"]))
     proba = clf.predict_proba(X)
     clf.set_params(device="cpu")
     clf.module_.to("cpu")
