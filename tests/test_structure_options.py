@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 
 import numpy as np
 import pytest
@@ -630,6 +631,21 @@ def test_shared_branch_starts_as_the_gnn_on_the_observed_graph(backbone):
     with torch.no_grad():
         torch.testing.assert_close(model(x, mask, adj)[0], plain(x, mask, adj)[0],
                                    rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("branch", [False, True])
+def test_a_module_pickled_before_observed_branch_was_stored_loads_and_runs(branch):
+    """Modules pickled before ``"shared"`` existed have no ``observed_branch``
+    attribute: unpickled, they get it back from the gate and give the same output."""
+    x, mask, adj = _batch()
+    torch.manual_seed(0)
+    model = VIBGSLModule(5, 2, hidden_dim=8, observed_branch=branch).eval()
+    expected = model(x, mask, adj)[0]
+    del model.__dict__["observed_branch"]  # as pickled by the older release
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.observed_branch is branch
+    assert not restored.shares_branch
+    torch.testing.assert_close(restored(x, mask, adj)[0], expected, rtol=0, atol=0)
 
 
 def test_shared_branch_is_refused_with_gat_without_structure_learning_or_adj(graphs):

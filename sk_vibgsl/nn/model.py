@@ -291,12 +291,18 @@ class VIBGSLModule(nn.Module):
         )
         self.branch_gate = nn.Parameter(torch.zeros(())) if observed_branch else None
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle; a module pickled before ``observed_branch`` was stored
+        (only ``True`` or ``False`` then) gets it back from its gate."""
+        super().__setstate__(state)
+        if "observed_branch" not in self.__dict__:
+            self.observed_branch = self.branch_gate is not None
+
     @property
     def shares_branch(self) -> bool:
         """Whether the learned graph enters every layer of the one GNN
         (``observed_branch="shared"``)."""
-        # getattr: modules pickled before the option existed lack the attribute
-        return getattr(self, "observed_branch", False) == "shared"
+        return self.observed_branch == "shared"
 
     @property
     def ann_seed(self) -> int:
@@ -321,8 +327,7 @@ class VIBGSLModule(nn.Module):
             raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
         if adj is None and self.branch_gate is not None:
             raise ValueError(
-                f"observed_branch={getattr(self, 'observed_branch', True)!r} needs the "
-                "observed adjacency `adj`."
+                f"observed_branch={self.observed_branch!r} needs the observed adjacency `adj`."
             )
         if adj is None and self.uses_observed_graph:
             raise ValueError("candidate_hops needs the observed adjacency `adj`.")

@@ -126,8 +126,7 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
         raise ValueError("structure_mix > 0 needs the observed adjacency `adj`.")
     if module.branch_gate is not None and not has_obs:
         raise ValueError(
-            f"observed_branch={getattr(module, 'observed_branch', True)!r} needs the "
-            "observed adjacency `adj`."
+            f"observed_branch={module.observed_branch!r} needs the observed adjacency `adj`."
         )
     hops = module.candidate_hops
     if hops is not None and module.structure is not None and not has_obs:
