@@ -50,18 +50,20 @@ run branch "${V[@]}" --set observed_branch=True
 # its control: the same two gated branches, the second on (almost) the observed graph as well
 # (0.999 A_obs + 0.001 A_IB): what the second GNN and the gate add without a learned graph
 run branch_control "${V[@]}" --set observed_branch=True --set structure_mix=0.999
+# the parameter set LEARNED_CHANNEL_PARAMS: the learned graph in a channel of its own, each node
+# keeping its 4 best partners by the bounded cosine score
+CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # the learned channel made sparse (goal 4) while the observed graph keeps its own channel:
 # the bounded cosine score with per-node top-4, or with the structure's KL term (gamma = 0.1
 # towards r = 0.05), which thins the graph as gamma grows
-run branch_cos_top4 "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4
+run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
 # projection's cosine; only the score's scale and bias, the gate and the GNNs learn
-run branch_cos_top4_untrained "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4 --set 'optimizer__param_groups=[("structure.lin*",{"lr":0.0})]'
+run branch_cos_top4_untrained "${V[@]}" "${CHANNEL[@]}" \
+    --set 'optimizer__param_groups=[("structure.lin*",{"lr":0.0})]'
 # direction c inside the channel: the top 4 chosen among the observed neighbours (hops1: a learned
 # sparsification of the observed graph; molecules, of degree <= 4, keep every edge) or within
 # two hops (hops2: HGP-SL's candidates; on the IMDB ego-networks, of diameter 2, every pair),
@@ -74,40 +76,34 @@ run branch_cos_hops2_top4 "${V[@]}" --set observed_branch=True --set edge_score=
 # the same lowest-index partners (benchmarks/results/structure_study/ties.md), which thus become
 # hubs (on COLLAB up to 242 learned edges at k = 4); GIN sums over them, GCN normalises. The
 # learned channel's graph row-normalised (D^-1 A), so that each node averages its partners
-run branch_cos_top4_row "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4 --set ib_graph_norm=row
+run branch_cos_top4_row "${V[@]}" "${CHANNEL[@]}" --set ib_graph_norm=row
 # the hubs removed at their source instead: tied partners taken round the graph from each node
 # (structure_ties="cyclic"), so that a class of identical nodes forms a ring of degree <= 2k and
 # GIN's sums stay the size they are on the observed graph, without row-normalising
-run branch_cos_top4_cyc "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4 --set structure_ties=cyclic
+run branch_cos_top4_cyc "${V[@]}" "${CHANNEL[@]}" --set structure_ties=cyclic
 # between the two: the learned channel normalised as GCN does (ib_graph_norm="sym",
 # D^-1/2 A D^-1/2), so that a hub of learned degree d passes GIN about sqrt(d) times its
 # partners' features (COLLAB's 242-edge hubs: 15.6, not 242) and still stands out, where
 # "row" (each node's mean) hides it
-run branch_cos_top4_sym "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4 --set ib_graph_norm=sym
+run branch_cos_top4_sym "${V[@]}" "${CHANNEL[@]}" --set ib_graph_norm=sym
 # neither tie rule serves every dataset with GIN (the lowest-index rule's hubs: MUTAG +2.7 but
 # COLLAB -1.3 over two sets of folds; cyclic: the reverse), so choose it on the training graphs:
 # an inner 3-fold search between the two rules (the holdout_grid form, one stratified 10 %
 # holdout, for the large datasets)
-run branch_cos_top4_ties_grid "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4 --grid structure_ties=lowest,cyclic
-run branch_cos_top4_ties_holdout_grid "${V[@]}" --set observed_branch=True \
-    --set edge_score=cosine --set structure_k=4 --grid structure_ties=lowest,cyclic \
+run branch_cos_top4_ties_grid "${V[@]}" "${CHANNEL[@]}" --grid structure_ties=lowest,cyclic
+run branch_cos_top4_ties_holdout_grid "${V[@]}" "${CHANNEL[@]}" --grid structure_ties=lowest,cyclic \
     --inner-folds 1
 # the two scales of the learned channel each fail one dataset with GIN (unnormalised, the
 # lowest-index rule's hubs summed: COLLAB -0.56 on seed 0, -1.29 over two sets of folds; sym:
 # IMDB-MULTI -1.2, -0.96 over five) and each holds where the other fails, so choose the scale on
 # the training graphs: an inner 3-fold search between ib_graph_norm="none" and "sym" (the
 # holdout_grid form, one stratified 10 % holdout, for the large datasets)
-run branch_cos_top4_norm_grid "${V[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4 --grid ib_graph_norm=none,sym
+run branch_cos_top4_norm_grid "${V[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym
 # (on REDDIT-BINARY with GIN two such units sharing an H100 had not finished one in 285 s;
 # each inner fit's score is kept, so a unit continues across commands of a lent GPU:
 # EXTRA="--device cuda --backbones gin" N_JOBS=2 ONLY=branch_cos_top4_norm_holdout_grid)
-run branch_cos_top4_norm_holdout_grid "${V[@]}" --set observed_branch=True \
-    --set edge_score=cosine --set structure_k=4 --grid ib_graph_norm=none,sym --inner-folds 1
+run branch_cos_top4_norm_holdout_grid "${V[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym \
+    --inner-folds 1
 # the learned channel without its second GNN (observed_branch="shared"): one GNN whose every
 # layer aggregates over the observed graph and, through the gate alpha (starting at 0), over the
 # learned graph, with the same weights; an epoch costs about one GNN instead of two (the speed
@@ -161,10 +157,8 @@ run mix05__rw "${V[@]}" "${RW[@]}" --set structure_mix=0.5
 # they leave few nodes with tied partners (benchmarks/structure_ties.py: with the degree alone
 # two thirds of the nodes have at least 4 identical partners, whose top 4 the learner cannot
 # choose), so the learner has a choice to learn
-run branch_cos_top4__rw "${V[@]}" "${RW[@]}" --set observed_branch=True --set edge_score=cosine \
-    --set structure_k=4
-run branch_cos_top4_untrained__rw "${V[@]}" "${RW[@]}" --set observed_branch=True \
-    --set edge_score=cosine --set structure_k=4 \
+run branch_cos_top4__rw "${V[@]}" "${RW[@]}" "${CHANNEL[@]}"
+run branch_cos_top4_untrained__rw "${V[@]}" "${RW[@]}" "${CHANNEL[@]}" \
     --set 'optimizer__param_groups=[("structure.lin*",{"lr":0.0})]'
 # the readout: node outputs pooled by their sum (Xu et al.'s GIN readout) instead of the
 # paper's mean, for the learner and its yardstick alike; NAME__sum is paired with observed__sum
@@ -188,8 +182,7 @@ run paper__deep "${V[@]}" "${DEEP[@]}"
 run branch__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=True
 # the sparse learned channel at that depth (goal 5: does the channel that gained +4.1 on NCI1 at
 # the default capacity keep a gain once the yardstick itself reaches 78.9?)
-run branch_cos_top4__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=True \
-    --set edge_score=cosine --set structure_k=4
+run branch_cos_top4__deep "${V[@]}" "${DEEP[@]}" "${CHANNEL[@]}"
 # the same without the second GNN (observed_branch="shared", see shared_cos_top4)
 run shared_cos_top4__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=shared \
     --set edge_score=cosine --set structure_k=4
@@ -221,7 +214,5 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 # plateau (about 30 epochs, at 3 optimizer steps an epoch, before the validation cross-entropy
 # first falls; the best epoch restored is the 4th to 7th); the learned channel (the parameter
 # set LEARNED_CHANNEL_PARAMS) and its scale searched, at patience 50, with both backbones
-run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" --set observed_branch=True \
-    --set edge_score=cosine --set structure_k=4
-run branch_cos_top4_norm_grid__p50 "${V[@]}" "${P50[@]}" --set observed_branch=True \
-    --set edge_score=cosine --set structure_k=4 --grid ib_graph_norm=none,sym
+run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
+run branch_cos_top4_norm_grid__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym
