@@ -58,6 +58,8 @@ def argv_of(record: dict) -> list[str]:
             argv += ["--betas", *record["fair_betas"].split(",")]
         if record.get("patience") is not None:
             argv += ["--fair-patience", str(record["patience"])]
+        if record.get("patience_steps") is not None:
+            argv += ["--fair-patience-steps", str(record["patience_steps"])]
     for item in (record.get("overrides") or "").split(","):
         if item:
             argv += ["--set", item]

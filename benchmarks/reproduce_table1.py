@@ -28,7 +28,10 @@ fair
     stopping is chosen on training data too: every fit (each inner fit and the
     refit) holds out a stratified ``--valid-frac`` of *its own* training graphs,
     stops once their cross-entropy has not improved for P epochs and keeps the
-    weights of its best epoch (skorch's ``ValidSplit`` and ``EarlyStopping``).
+    weights of its best epoch (skorch's ``ValidSplit`` and ``EarlyStopping``);
+    with ``--fair-patience-steps S`` as well, only once those epochs also hold
+    S optimizer steps (``sk_vibgsl.callbacks.StepEarlyStopping``: a small
+    dataset's epoch is a few steps).
 
 Epochs: ``--epochs`` defaults to 200, as the paper's protocol; in ``fair``
 without ``--fair-patience`` every model is trained for that many epochs.
@@ -115,6 +118,7 @@ from skorch.dataset import ValidSplit
 
 import sk_vibgsl
 from sk_vibgsl import DegreeFeatures, RandomWalkFeatures, VIBGSLClassifier
+from sk_vibgsl.callbacks import StepEarlyStopping
 from sk_vibgsl.datasets import load_tu_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,6 +140,9 @@ ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair pr
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
+OPTIONAL_KEYS = ("patience_steps",)
+"""Config keys added after units were saved: part of a unit's key only when set,
+so older units (and their checkpoints' names) keep their keys."""
 
 
 @lru_cache(maxsize=2)
@@ -326,13 +333,19 @@ def fair_stopping(args, unit: dict) -> dict:
     Each fit splits off a stratified ``valid_frac`` of the graphs it is given --
     an inner training fold, or the outer training fold for the refit -- and
     stops once their cross-entropy (deterministic predictions, KL left out) has
-    not improved for ``patience`` epochs, restoring its best epoch's weights.
-    The outer test fold plays no part in it.
+    not improved for ``patience`` epochs (and, with ``patience_steps``, for that
+    many optimizer steps: :class:`~sk_vibgsl.callbacks.StepEarlyStopping`),
+    restoring its best epoch's weights. The outer test fold plays no part in it.
     """
     if not unit["patience"]:
         return {}
-    stop = EarlyStopping(monitor="valid_ce", patience=unit["patience"], threshold=0,
-                         load_best=True)
+    if unit.get("patience_steps"):
+        stop = StepEarlyStopping(monitor="valid_ce", patience=unit["patience"],
+                                 patience_steps=unit["patience_steps"], threshold=0,
+                                 load_best=True)
+    else:
+        stop = EarlyStopping(monitor="valid_ce", patience=unit["patience"], threshold=0,
+                             load_best=True)
     return dict(train_split=ValidSplit(args.valid_frac, stratified=True,
                                        random_state=args.seed),
                 callbacks=[("early_stopping", stop)])
@@ -378,8 +391,9 @@ def in_progress(args, units: list[dict]) -> list[tuple[dict, str]]:
 
 def unit_key(d: dict) -> tuple:
     # .get: units saved before a config key existed read as its default (None)
-    return tuple(d.get(k) for k in ("protocol", "dataset", "backbone", "structure", "beta", "fold",
-                                *CONFIG_KEYS))
+    key = tuple(d.get(k) for k in ("protocol", "dataset", "backbone", "structure", "beta", "fold",
+                                   *CONFIG_KEYS))
+    return key + tuple((k, d[k]) for k in OPTIONAL_KEYS if d.get(k) is not None)
 
 
 def plan(args) -> list[dict]:
@@ -389,6 +403,7 @@ def plan(args) -> list[dict]:
         # a fair unit's patience is --fair-patience (None: all epochs, no stopping);
         # its beta grid is part of its key unless it is the paper's (older records)
         unit_config = ({**config, "patience": args.fair_patience,
+                        "patience_steps": args.fair_patience_steps,
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
                         "fair_grid": " ".join(args.grid) if args.grid else None}
@@ -466,7 +481,9 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
     lines += [f"Command: {command}  ",
              f"Machine: {meta['machine']}  ", f"Versions: {meta['versions']}  ",
              f"Epochs: {args.epochs} (the paper's protocol: 200); folds: {args.folds}; "
-             f"patience: {args.patience} (fair protocol: {args.fair_patience}); "
+             f"patience: {args.patience} (fair protocol: {args.fair_patience}"
+             + (f", and {args.fair_patience_steps} steps" if args.fair_patience_steps else "")
+             + "); "
              f"seed: {args.seed}; max graphs: {args.max_graphs}; "
              f"estimator overrides (--set): {args.overrides}; "
              f"learning-rate schedule: {args.lr_schedule}; this invocation's wall "
@@ -481,7 +498,10 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
              f"({inner_text(args)}), test fold used once; β shown is the most often "
              "chosen"
              + (f"; every fit stops early on a stratified {args.valid_frac:g} of its own "
-                f"training graphs (patience {args.fair_patience}, best epoch's weights kept)"
+                f"training graphs (patience {args.fair_patience}"
+                + (f" epochs and {args.fair_patience_steps} optimizer steps"
+                   if args.fair_patience_steps else "")
+                + ", best epoch's weights kept)"
                 if args.fair_patience else f"; every fit runs all {args.epochs} epochs")
              + ". N/A = structure_mix=1.0 (observed graph, same bottleneck, same β grid).",
              ""]
@@ -525,6 +545,11 @@ def parse(argv=None):
                              "cross-entropy on a stratified --valid-frac of its own training "
                              "graphs has not improved for this many epochs and keeps its best "
                              "epoch (default: all epochs, no early stopping)")
+    parser.add_argument("--fair-patience-steps", type=int, default=None,
+                        help="fair protocol, with --fair-patience: stop only once the epochs "
+                             "without improvement also hold this many optimizer steps "
+                             "(sk_vibgsl.callbacks.StepEarlyStopping; MUTAG's epoch is 3 "
+                             "steps). Default: the patience counts epochs only")
     parser.add_argument("--report-only", action="store_true",
                         help="run nothing; write table1.md/json from the saved units")
     parser.add_argument("--protocols", nargs="+", default=["paper", "fair"],
@@ -568,6 +593,9 @@ def parse(argv=None):
     args = parser.parse_args(argv)
     if args.inner_folds < 1:
         parser.error("--inner-folds must be >= 1")
+    if args.fair_patience_steps is not None and (
+            args.fair_patience_steps < 1 or not args.fair_patience):
+        parser.error("--fair-patience-steps must be >= 1 and needs --fair-patience")
     args.overrides = ",".join(sorted(args.set)) if args.set else None
     args.fair_betas = None  # set per fair unit in plan()
     args.fair_grid = None
@@ -637,7 +665,8 @@ def main(argv=None) -> None:
         "versions": {"sk_vibgsl": sk_vibgsl.__version__, "torch": torch.__version__,
                      "sklearn": sklearn.__version__, "python": platform.python_version()},
         "epochs": args.epochs, "patience": args.patience,
-        "fair_patience": args.fair_patience, "folds": args.folds,
+        "fair_patience": args.fair_patience,
+        "fair_patience_steps": args.fair_patience_steps, "folds": args.folds,
         "node_features": args.node_features,
         "lr_schedule": args.lr_schedule,
         "inner_folds": args.inner_folds,

@@ -204,6 +204,49 @@ def test_reproduce_table1_fair_early_stopping_uses_training_graphs_only(tmp_path
         assert len(losses) == args.epochs or len(losses) - 1 - int(np.argmin(losses)) == 3
 
 
+def test_reproduce_table1_fair_patience_steps_count_optimizer_steps(tmp_path, monkeypatch):
+    """``--fair-patience-steps S`` keys the fair units (older keys unchanged) and every
+    fair fit stops only once its epochs without improvement are ``--fair-patience``
+    epochs and hold S optimizer steps (``StepEarlyStopping``)."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--betas", "1e-3",
+            "--folds", "2", "--inner-folds", "1", "--epochs", "80", "--max-graphs", "100",
+            "--device", "cpu", "--protocols", "fair", "paper", "--fair-patience", "2",
+            "--results-dir", str(tmp_path)]
+    steps = rt.plan(rt.parse([*base, "--fair-patience-steps", "12"]))
+    epochs = rt.plan(rt.parse(base))
+    assert {u["patience_steps"] for u in steps if u["protocol"] == "fair"} == {12}
+    assert "patience_steps" not in {k for u in steps if u["protocol"] == "paper" for k in u}
+    assert {u["patience_steps"] for u in epochs if u["protocol"] == "fair"} == {None}
+    # a unit without the setting keeps the key it had before the key existed
+    unit = next(u for u in epochs if u["protocol"] == "fair")
+    older = {k: v for k, v in unit.items() if k != "patience_steps"}
+    assert rt.unit_key(older) == rt.unit_key(unit)
+    assert len(rt.unit_key(unit)) == 6 + len(rt.CONFIG_KEYS)
+    assert rt.unit_key(unit) not in {rt.unit_key(u) for u in steps}
+
+    args = rt.parse([*base, "--fair-patience-steps", "12", "--learners", "N/A"])
+    unit = next(u for u in rt.plan(args) if u["protocol"] == "fair")
+    seen = _spy_fits(rt, monkeypatch)
+    record = rt.run_unit(unit, args, 1)
+    assert record["patience_steps"] == 12
+    for net in seen:  # the holdout fit and the refit
+        stop = dict(net.callbacks)["early_stopping"]
+        assert isinstance(stop, rt.StepEarlyStopping) and stop.patience_steps == 12
+        history = net.history
+        if len(history) == args.epochs:
+            continue
+        losses = history[:, "valid_ce"]
+        best = int(np.argmin(losses)) + 1
+        after = history[best:, "train_batch_count"]
+        # stopped at the first epoch where both patiences were spent
+        assert len(after) >= 2 and sum(after) >= 12
+        assert len(after) == 2 or sum(after[:-1]) < 12
+    assert any(len(net.history) < args.epochs for net in seen)
+    with pytest.raises(SystemExit):
+        rt.parse([*base[:-5], "--results-dir", str(tmp_path), "--fair-patience-steps", "5"])
+
+
 def test_reproduce_table1_fair_grid_searches_a_parameter_on_training_graphs(
         tmp_path, monkeypatch):
     """``--grid key=v1,v2`` keys the fair units and is searched with beta by the inner

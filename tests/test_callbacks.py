@@ -10,7 +10,7 @@ from skorch.callbacks import Callback
 from skorch.dataset import ValidSplit
 
 from sk_vibgsl import VIBGSLClassifier
-from sk_vibgsl.callbacks import FiniteLossGuard, NonFiniteLossError
+from sk_vibgsl.callbacks import FiniteLossGuard, NonFiniteLossError, StepEarlyStopping
 
 FAST = dict(max_epochs=4, batch_size=8, random_state=0)
 
@@ -113,3 +113,112 @@ def test_guard_ignores_finite_losses(small):
     clf = VIBGSLClassifier(callbacks=[("extra_guard", FiniteLossGuard())], **FAST).fit(X, y)
     assert len(clf.history) == FAST["max_epochs"]
     assert np.all(np.isfinite(clf.history[:, "train_loss"]))
+
+
+# --------------------------------------------------------------------------- #
+# StepEarlyStopping: a patience in epochs and in optimizer steps
+# --------------------------------------------------------------------------- #
+class ScoreSchedule(Callback):
+    """Records ``scores[epoch - 1]`` as ``"score"`` at each epoch's end (the
+    monitored value, independent of what the model learns)."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def on_epoch_end(self, net, **kwargs):
+        net.history.record("score", self.scores[len(net.history) - 1])
+
+
+def stopped_at(stopper, scores, batch_size, max_epochs=40, n_graphs=24):
+    """Epochs run by a fit on ``n_graphs`` graphs (``n_graphs / batch_size``
+    steps an epoch) whose monitored score follows ``scores``."""
+    X, y = make_graphs(n_graphs)
+    clf = VIBGSLClassifier(max_epochs=max_epochs, batch_size=batch_size, random_state=0,
+                           callbacks=[("schedule", ScoreSchedule(scores)), ("stop", stopper)])
+    clf.fit(X, y)
+    assert all(n == n_graphs // batch_size for n in clf.history[:, "train_batch_count"])
+    return len(clf.history)
+
+
+# best at epoch 3, then never better
+SCORES = [5.0, 4.0, 3.0] + [3.5] * 60
+
+
+@pytest.mark.parametrize(
+    ("batch_size", "patience", "patience_steps", "expected"),
+    [
+        (8, 5, 0, 3 + 5),     # epochs only
+        (8, 5, 15, 3 + 5),    # 3 steps an epoch: 5 epochs are 15 steps
+        (8, 5, 16, 3 + 6),    # one step short after 5 epochs: a sixth
+        (8, 5, 30, 3 + 10),   # the steps decide: 10 epochs of 3
+        (24, 5, 7, 3 + 7),    # 1 step an epoch: 7 epochs
+        (4, 5, 12, 3 + 5),    # 6 steps an epoch: the epochs decide
+    ],
+)
+def test_step_early_stopping_needs_both_patiences(batch_size, patience, patience_steps,
+                                                  expected):
+    stopper = StepEarlyStopping(monitor="score", patience=patience,
+                                patience_steps=patience_steps, load_best=False)
+    assert stopped_at(stopper, SCORES, batch_size) == expected
+    assert stopper.best_epoch_ == 3
+    assert stopper.misses_ == expected - 3
+    assert stopper.steps_since_best_ == (expected - 3) * (24 // batch_size)
+
+
+@pytest.mark.parametrize("threshold_mode", ["rel", "abs"])
+def test_step_early_stopping_without_steps_stops_where_skorch_does(threshold_mode):
+    from skorch.callbacks import EarlyStopping
+
+    # improvements of shrinking size: the threshold decides which count
+    scores = [5.0, 4.0, 3.9, 3.85, 3.84, 3.839, 3.8389] + [3.9] * 40
+    ours = StepEarlyStopping(monitor="score", patience=4, patience_steps=0, threshold=0.01,
+                             threshold_mode=threshold_mode, load_best=False)
+    skorch_stop = EarlyStopping(monitor="score", patience=4, threshold=0.01,
+                                threshold_mode=threshold_mode)
+    assert stopped_at(ours, scores, 8) == stopped_at(skorch_stop, scores, 8)
+    assert ours.best_epoch_ == skorch_stop.best_epoch_
+
+
+def test_step_early_stopping_restores_the_best_epochs_weights():
+    X, y = make_graphs(24)
+    snapshots = {}
+
+    class Snapshot(Callback):
+        def on_epoch_end(self, net, **kwargs):
+            snapshots[len(net.history)] = {
+                k: v.detach().clone() for k, v in net.module_.state_dict().items()}
+
+    stopper = StepEarlyStopping(monitor="score", patience=2, patience_steps=6)
+    clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0, callbacks=[
+        ("snapshot", Snapshot()), ("schedule", ScoreSchedule(SCORES)), ("stop", stopper)])
+    clf.fit(X, y)
+    assert len(clf.history) == 5 and stopper.best_epoch_ == 3
+    restored = clf.module_.state_dict()
+    assert any(not torch.equal(restored[k], snapshots[5][k]) for k in restored)
+    for key, value in restored.items():
+        assert torch.equal(value, snapshots[3][key]), key
+
+
+def test_step_early_stopping_on_the_validation_cross_entropy_by_default(small):
+    X, y = small
+    stopper = StepEarlyStopping(patience=1, patience_steps=0)
+    assert stopper.monitor == "valid_ce"
+    clf = VIBGSLClassifier(max_epochs=3, batch_size=8, random_state=0,
+                           train_split=ValidSplit(0.25, stratified=True),
+                           callbacks=[("stop", stopper)])
+    clf.fit(X, y)
+    assert 1 <= stopper.best_epoch_ <= len(clf.history)
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [("patience", 0), ("patience", 2.5), ("patience_steps", -1), ("patience_steps", "10"),
+     ("patience_steps", True)],
+)
+def test_step_early_stopping_rejects_bad_patience_naming_it(small, param, value):
+    X, y = small
+    stopper = StepEarlyStopping(monitor="score", **{param: value})
+    clf = VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0,
+                           callbacks=[("schedule", ScoreSchedule(SCORES)), ("stop", stopper)])
+    with pytest.raises(ValueError, match=param):
+        clf.fit(X, y)

@@ -24,7 +24,8 @@ def threads():
 
 @pytest.mark.parametrize("extra", [
     ["--protocols", "fair", "--betas", "1e-3", "--grid", "structure_mix=0.5,1.0",
-     "--inner-folds", "1", "--fair-patience", "1", "--set", "edge_score=cosine",
+     "--inner-folds", "1", "--fair-patience", "1", "--fair-patience-steps", "3",
+     "--set", "edge_score=cosine",
      "--set", "structure_k=3", "--seed", "1"],
     ["--protocols", "paper", "--betas", "1e-4", "--patience", "5", "--lr-step", "1", "0.5"],
 ])
