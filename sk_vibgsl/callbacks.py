@@ -95,7 +95,8 @@ class StepEarlyStopping(EarlyStopping):
     where :math:`s_e` is the number of training batches (optimizer steps) of
     epoch :math:`e` (skorch's ``train_batch_count``) and :math:`E` the
     current epoch. With ``patience_steps=0`` it stops exactly where
-    :class:`~skorch.callbacks.EarlyStopping` does. An epoch improves when
+    :class:`~skorch.callbacks.EarlyStopping` with the same ``patience`` and
+    threshold does (skorch's default ``threshold`` is 1e-4, ours 0). An epoch improves when
     its score beats the best so far by more than ``threshold`` (a fraction
     of the best score with ``threshold_mode="rel"``), as in skorch.
 
