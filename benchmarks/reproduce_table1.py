@@ -28,10 +28,11 @@ fair
     stopping is chosen on training data too: every fit (each inner fit and the
     refit) holds out a stratified ``--valid-frac`` of *its own* training graphs,
     stops once their cross-entropy has not improved for P epochs and keeps the
-    weights of its best epoch (skorch's ``ValidSplit`` and ``EarlyStopping``);
-    with ``--fair-patience-steps S`` as well, only once those epochs also hold
-    S optimizer steps (``sk_vibgsl.callbacks.StepEarlyStopping``: a small
-    dataset's epoch is a few steps).
+    weights of its best epoch (skorch's ``ValidSplit``;
+    ``sk_vibgsl.callbacks.StepEarlyStopping``, which stops where skorch's
+    ``EarlyStopping`` does); with ``--fair-patience-steps S`` as well, only once
+    those epochs also hold S optimizer steps (a small dataset's epoch is a few
+    steps).
 
 Epochs: ``--epochs`` defaults to 200, as the paper's protocol; in ``fair``
 without ``--fair-patience`` every model is trained for that many epochs.
@@ -113,7 +114,7 @@ from sklearn.model_selection import (
     train_test_split,
 )
 from sklearn.pipeline import Pipeline, make_pipeline
-from skorch.callbacks import Callback, EarlyStopping, LRScheduler
+from skorch.callbacks import Callback, LRScheduler
 from skorch.dataset import ValidSplit
 
 import sk_vibgsl
@@ -339,12 +340,9 @@ def fair_stopping(args, unit: dict) -> dict:
     """
     if not unit["patience"]:
         return {}
-    if unit.get("patience_steps"):
-        stop = StepEarlyStopping(monitor="valid_ce", patience=unit["patience"],
-                                 patience_steps=unit["patience_steps"], threshold=0,
-                                 load_best=True)
-    else:
-        stop = EarlyStopping(monitor="valid_ce", patience=unit["patience"], threshold=0,
+    # patience_steps=0 stops where skorch's EarlyStopping(threshold=0) does (tested)
+    stop = StepEarlyStopping(monitor="valid_ce", patience=unit["patience"],
+                             patience_steps=unit.get("patience_steps") or 0, threshold=0,
                              load_best=True)
     return dict(train_split=ValidSplit(args.valid_frac, stratified=True,
                                        random_state=args.seed),

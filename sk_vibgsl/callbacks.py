@@ -160,9 +160,8 @@ class StepEarlyStopping(EarlyStopping):
         self.steps_since_best_ = 0
 
     def on_train_begin(self, net, **kwargs) -> None:
-        for name in ("patience", "patience_steps"):
+        for name, minimum in (("patience", 1), ("patience_steps", 0)):
             value = getattr(self, name)
-            minimum = 1 if name == "patience" else 0
             if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
                     or value < minimum):
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}.")
