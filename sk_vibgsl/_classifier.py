@@ -41,8 +41,9 @@ from .nn.model import (
     VIBGSLModule,
     check_top_k_search,
 )
+from .nn.selection import TIE_RULES
 from .nn.sparse_model import sparse_ib_graph
-from .nn.structure import EDGE_SCORES, TIE_RULES
+from .nn.structure import EDGE_SCORES
 
 __all__ = ["VIBGSLClassifier"]
 

@@ -169,8 +169,8 @@ def test_cuda_save_params_load_params_on_cpu(graphs, tmp_path):
 @pytest.mark.parametrize("ties", ["lowest", "cyclic"])
 @pytest.mark.parametrize("block", [60, 1 << 22])
 def test_top_k_selection_with_ties_is_the_same_on_cuda(block, ties):
+    from sk_vibgsl.nn.selection import tie_start, top_k_mask
     from sk_vibgsl.nn.sparse_structure import top_k_all_pairs
-    from sk_vibgsl.nn.structure import tie_start, top_k_mask
 
     g = torch.Generator().manual_seed(0)
     # few distinct embeddings: most nodes tie at their k-th partner
@@ -185,6 +185,34 @@ def test_top_k_selection_with_ties_is_the_same_on_cuda(block, ties):
         start = tie_start(torch.arange(7).unsqueeze(-1), ties)
         on_gpu = top_k_mask(scores.cuda(), k, None if start is None else start.cuda()).cpu()
         assert torch.equal(top_k_mask(scores, k, start), on_gpu)
+
+
+@pytest.mark.parametrize("ties", ["lowest", "cyclic"])
+def test_top_k_selection_of_alike_nodes_is_the_same_on_cuda(ties):
+    # alike nodes with real-valued embeddings: the GPU's products round differently from the
+    # CPU's, and the tie tolerance must absorb it on both paths
+    from sk_vibgsl.nn.sparse_structure import top_k_all_pairs
+    from sk_vibgsl.nn.structure import _SampledAdjacency
+
+    g = torch.Generator().manual_seed(3)
+    rows = torch.randn(5, 64, generator=g)
+    z = torch.cat([rows[torch.arange(300) % 2], rows[2 + torch.arange(90) % 3]])
+    ptr = torch.tensor([0, 300, 390])
+    padded = torch.zeros(2, 300, 64)
+    padded[0], padded[1, :90] = z[:300], z[300:]
+    mask = torch.zeros(2, 300, dtype=torch.bool)
+    mask[0], mask[1, :90] = True, True
+    bias = torch.tensor(0.5)
+    for k in (1, 4, 12):
+        cpu = top_k_all_pairs(z, ptr, k, ties=ties, bias=bias)
+        gpu = top_k_all_pairs(z.cuda(), ptr.cuda(), k, ties=ties, bias=bias.cuda()).cpu()
+        assert set(map(tuple, cpu.T.tolist())) == set(map(tuple, gpu.T.tolist())), k
+        dense = [
+            _SampledAdjacency.apply(p, bias.to(p.device), mask.to(p.device), None, k, None,
+                                    0.0, ties).cpu() > 0
+            for p in (padded, padded.cuda())
+        ]
+        assert torch.equal(dense[0], dense[1]), k
 
 
 @pytest.mark.parametrize(

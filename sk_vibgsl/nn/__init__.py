@@ -2,6 +2,7 @@
 
 from .backbones import Backbone, DenseGATLayer, DenseGCNLayer, DenseGINLayer, gcn_norm
 from .model import VIBGSLModule
+from .selection import tie_start, tie_tolerance, top_k_lowest, top_k_mask, top_k_pairs
 from .structure import (
     FeatureMask,
     StructureLearner,
@@ -10,10 +11,6 @@ from .structure import (
     edge_density,
     edge_kl_to_prior,
     threshold_adjacency,
-    tie_start,
-    top_k_lowest,
-    top_k_mask,
-    top_k_pairs,
 )
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
@@ -35,6 +32,7 @@ __all__ = [
     "reparameterize",
     "threshold_adjacency",
     "tie_start",
+    "tie_tolerance",
     "top_k_lowest",
     "top_k_mask",
     "top_k_pairs",

@@ -33,8 +33,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from .selection import check_ties, tie_start, tie_tolerance, top_k_lowest
 from .sparse_ann import approx_top_k
-from .structure import check_ties, tie_start, top_k_lowest
 
 __all__ = [
     "IBEdges",
@@ -73,9 +73,26 @@ def _graph_of(ptr: Tensor) -> Tensor:
     return torch.repeat_interleave(torch.arange(len(ptr) - 1, device=ptr.device), ptr.diff())
 
 
+def _flat_tie_tolerance(z: Tensor, bias: Tensor | None, ptr: Tensor | None) -> Tensor:
+    """:func:`~sk_vibgsl.nn.selection.tie_tolerance` per node, shape ``(T,)``;
+    ``ptr=None`` takes all nodes as one graph."""
+    norms = torch.linalg.vector_norm(z.detach(), dim=-1)
+    if ptr is None:
+        return tie_tolerance(norms, norms.max(), bias, z.shape[1])
+    graph = _graph_of(ptr)
+    largest = norms.new_zeros(len(ptr) - 1).scatter_reduce_(0, graph, norms, "amax")
+    return tie_tolerance(norms, largest[graph], bias, z.shape[1])
+
+
 @torch.no_grad()
 def top_k_all_pairs(
-    z: Tensor, ptr: Tensor, k: int, block_elements: int = BLOCK_ELEMENTS, ties: str = "lowest"
+    z: Tensor,
+    ptr: Tensor,
+    k: int,
+    block_elements: int = BLOCK_ELEMENTS,
+    ties: str = "lowest",
+    *,
+    bias: Tensor | None = None,
 ) -> Tensor:
     r"""Each node's ``k`` best partners among all other nodes of its graph.
 
@@ -88,8 +105,10 @@ def top_k_all_pairs(
     scored in blocks of ``B' × R × m`` entries (a graph larger than the block
     alone, ``R`` rows at a time): memory :math:`O(\text{block})`, time
     :math:`O(\sum_g n_g^2 d)` up to the padding within a group.
-    Among equal scores the lower index wins (:func:`~sk_vibgsl.nn.top_k_lowest`),
-    or with ``ties="cyclic"`` the first after the node going round its graph
+    Among equal scores (within the tie tolerance
+    :func:`~sk_vibgsl.nn.selection.tie_tolerance`) the lower index wins
+    (:func:`~sk_vibgsl.nn.top_k_lowest`), or with ``ties="cyclic"`` the
+    first after the node going round its graph
     (:func:`~sk_vibgsl.nn.tie_start`), as on the dense path
     (:func:`~sk_vibgsl.nn.top_k_pairs`).
 
@@ -103,6 +122,9 @@ def top_k_all_pairs(
         Partners per node (fewer where a graph has fewer other nodes).
     block_elements : int, default=BLOCK_ELEMENTS
     ties : {"lowest", "cyclic"}, default="lowest"
+    bias : Tensor, optional
+        The logit bias :math:`b`; it only widens the tie tolerance, as on
+        the dense path, whose logits include it.
 
     Returns
     -------
@@ -127,6 +149,8 @@ def top_k_all_pairs(
     key[..., d] = _FAR
     key[graph, local] = torch.cat([z.detach(), z.new_zeros(len(z), 1)], 1)
     key = key.transpose(1, 2)
+    tol = z.new_zeros((b, n))
+    tol[graph, local] = _flat_tie_tolerance(z, bias, ptr)
     out = []
     # One score buffer for all blocks: a fresh block per iteration, with the
     # small selections allocated between them, fragmented the heap (1.1 GB
@@ -151,7 +175,8 @@ def top_k_all_pairs(
             rows = torch.arange(r0, r1, device=z.device)
             s[:, rows - r0, rows] = -torch.inf  # no self-pairs
             start = tie_start(rows.view(1, -1, 1), ties)  # rows are local indices
-            val, idx = top_k_lowest(s, km, start)  # ties broken as on the dense path
+            # ties broken as on the dense path
+            val, idx = top_k_lowest(s, km, start, tol[g0:g1, r0:r1].unsqueeze(-1))
             ok = (val > _FAR / 2).logical_and_(rows.view(1, -1, 1) < ng.view(-1, 1, 1))
             gb, r, j = ok.nonzero(as_tuple=True)
             v = idx[gb, r, j]
@@ -207,18 +232,28 @@ def hop_candidates(edge_index: Tensor, n_nodes: int, hops: int) -> Tensor:
 
 @torch.no_grad()
 def top_k_candidates(
-    z: Tensor, candidates: Tensor, k: int | None, ties: str = "lowest"
+    z: Tensor,
+    candidates: Tensor,
+    k: int | None,
+    ties: str = "lowest",
+    *,
+    bias: Tensor | None = None,
+    ptr: Tensor | None = None,
 ) -> Tensor:
     r"""Each node's ``k`` best partners among its candidates.
 
     Scores :math:`\hat z_u \cdot \hat z_v` of every candidate ``(u, v)``
-    (in chunks), then keeps the ``k`` largest per ``u`` by one sort by score
-    and one stable sort by ``u``: :math:`O(C d + C \log C)`. Among equal
-    scores the candidate that comes first wins: the lower ``v`` for
-    candidates sorted by ``(u, v)`` (as :func:`hop_candidates` gives them);
-    with ``ties="cyclic"`` the candidates are first put in the order
-    :math:`(v - u - 1) \bmod T` (one more stable sort), the dense path's
-    cyclic rule (:func:`~sk_vibgsl.nn.tie_start`).
+    (in chunks), then finds each node's ``k``-th largest score :math:`t_u`
+    by one sort by score and one stable sort by ``u``
+    (:math:`O(C d + C \log C)`), and keeps :func:`~sk_vibgsl.nn.top_k_lowest`'s
+    selection: the candidates above :math:`t_u + \tau_u`, then of those tied
+    with :math:`t_u` (within :math:`\tau_u`,
+    :func:`~sk_vibgsl.nn.selection.tie_tolerance`) the ones that come first:
+    the lower ``v`` for candidates sorted by ``(u, v)`` (as
+    :func:`hop_candidates` gives them); with ``ties="cyclic"`` the
+    candidates are first put in the order :math:`(v - u - 1) \bmod T` (one
+    more stable sort), the dense path's cyclic rule
+    (:func:`~sk_vibgsl.nn.tie_start`).
 
     Parameters
     ----------
@@ -228,6 +263,11 @@ def top_k_candidates(
     k : int or None
         ``None`` keeps every candidate.
     ties : {"lowest", "cyclic"}, default="lowest"
+    bias : Tensor, optional
+        The logit bias :math:`b`; it only widens the tie tolerance.
+    ptr : Tensor of shape (B + 1,), optional
+        Graph offsets, for the tolerance's per-graph largest norm; ``None``
+        takes the largest over all nodes.
 
     Returns
     -------
@@ -238,7 +278,8 @@ def top_k_candidates(
         return candidates
     z = z.detach()
     u, v = candidates
-    if int(torch.bincount(u).max()) <= k:  # every node keeps all its candidates
+    counts = torch.bincount(u, minlength=len(z))
+    if int(counts.max()) <= k:  # every node keeps all its candidates
         return candidates
     if ties == "cyclic":
         candidates = candidates[:, torch.remainder(v - u - 1, len(z)).argsort(stable=True)]
@@ -247,13 +288,27 @@ def top_k_candidates(
         (z.index_select(0, u[s:s + _CHUNK]) * z.index_select(0, v[s:s + _CHUNK])).sum(-1)
         for s in range(0, len(u), _CHUNK)
     ])
+    # t_u: the score ranked k-th among u's candidates (-inf where u has fewer than k)
     order = score.argsort(descending=True, stable=True)
     order = order[u[order].argsort(stable=True)]
     su = u[order]
-    counts = torch.bincount(su, minlength=len(z))
-    start = torch.cumsum(counts, 0) - counts
-    rank = torch.arange(len(su), device=z.device) - start[su]
-    return candidates[:, order[rank < k]]
+    rank = torch.arange(len(su), device=z.device) - (torch.cumsum(counts, 0) - counts)[su]
+    kth = score.new_full((len(z),), -torch.inf)
+    at = rank == k - 1
+    kth[su[at]] = score[order[at]]
+    t, tau = kth[u], _flat_tie_tolerance(z, bias, ptr)[u]
+    keep = score > t + tau
+    tied = ((score >= t - tau) & (score <= t + tau)).nonzero().squeeze(1)  # candidate order
+    # each tied candidate's rank among its node's tied ones, in candidate order
+    tu = u[tied]
+    by_node = tu.argsort(stable=True)
+    tied_counts = torch.bincount(tu, minlength=len(z))
+    tied_rank = torch.empty_like(tu)
+    tied_rank[by_node] = (torch.arange(len(tu), device=z.device)
+                          - (torch.cumsum(tied_counts, 0) - tied_counts)[tu[by_node]])
+    room = k - torch.bincount(u[keep], minlength=len(z))  # k - a_u
+    keep[tied] = tied_rank < room[tu]
+    return candidates[:, keep]
 
 
 def union_pairs(selected: Tensor, n_nodes: int) -> Tensor:
@@ -367,11 +422,11 @@ def ib_edges(
         if k is None:
             sizes = ptr.diff()
             k_all = int(sizes.max()) - 1 if len(sizes) else 0
-            selected = top_k_all_pairs(z, ptr, max(k_all, 1), block_elements, ties)
+            selected = top_k_all_pairs(z, ptr, max(k_all, 1), block_elements, ties, bias=bias)
         else:
-            selected = top_k_all_pairs(z, ptr, k, block_elements, ties)
+            selected = top_k_all_pairs(z, ptr, k, block_elements, ties, bias=bias)
     else:
-        selected = top_k_candidates(z, candidates, k, ties)
+        selected = top_k_candidates(z, candidates, k, ties, bias=bias, ptr=ptr)
     pairs = union_pairs(selected, n_nodes)
     logits = pair_logits(z, bias, pairs)
     weight = sample_pair_weights(logits, temperature, threshold, noise)

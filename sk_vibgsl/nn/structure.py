@@ -11,10 +11,18 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._feature_product import feature_product
+from .selection import (  # noqa: F401 (the selection's names, re-exported from here too)
+    TIE_RULES,
+    check_ties,
+    tie_start,
+    tie_tolerance,
+    top_k_lowest,
+    top_k_mask,
+    top_k_pairs,
+)
 
 __all__ = [
     "EDGE_SCORES",
-    "TIE_RULES",
     "FeatureMask",
     "StructureLearner",
     "candidate_pairs",
@@ -22,15 +30,9 @@ __all__ = [
     "edge_density",
     "edge_kl_to_prior",
     "threshold_adjacency",
-    "tie_start",
-    "top_k_lowest",
-    "top_k_mask",
-    "top_k_pairs",
 ]
 
 EDGE_SCORES = ("inner", "cosine")
-TIE_RULES = ("lowest", "cyclic")
-"""How a top-``k`` selection breaks ties between equal scores (:func:`tie_start`)."""
 
 
 class FeatureMask(nn.Module):
@@ -180,104 +182,6 @@ def candidate_pairs(mask: Tensor, adj: Tensor | None = None, hops: int | None = 
     return pairs & (reach > 0)
 
 
-def top_k_pairs(
-    logits: Tensor, k: int, candidates: Tensor, ties: str = "lowest"
-) -> Tensor:
-    r"""Per-node top-``k`` selection of candidate pairs, symmetrised by union.
-
-    Node :math:`u` selects the (at most) ``k`` candidates :math:`v` with the
-    largest logits :math:`\ell_{uv}`; a pair is kept when either end selected
-    it:
-
-    .. math::
-        S_{uv} = [v \in \mathrm{top}_k(u)] \lor [u \in \mathrm{top}_k(v)]
-
-    A node with fewer than ``k`` candidates selects them all. Among equal
-    logits the lower index wins (``ties="lowest"``, :func:`top_k_mask`), or
-    the index that comes first after :math:`u` going round the graph's nodes
-    (``ties="cyclic"``, :func:`tie_start`), as on the sparse path, so both
-    paths select the same pairs when embeddings coincide.
-
-    Parameters
-    ----------
-    logits : Tensor of shape (B, N, N)
-        Edge scores; only their order within a row matters.
-    k : int
-        Neighbours selected per node.
-    candidates : Tensor of shape (B, N, N), bool
-        Pairs that may be selected (see :func:`candidate_pairs`).
-    ties : {"lowest", "cyclic"}, default="lowest"
-        Which of equal logits a node selects.
-
-    Returns
-    -------
-    Tensor of shape (B, N, N), bool, symmetric, within ``candidates``.
-    """
-    n = logits.shape[-1]
-    k = min(k, n)
-    scores = logits.detach().masked_fill(~candidates, float("-inf"))
-    if ties == "lowest" and k <= MAX_K_BY_MAXIMA:
-        selected = _top_k_by_maxima(scores, k) & candidates
-    else:
-        start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
-        selected = top_k_mask(scores, k, start) & candidates
-    return selected | selected.transpose(-1, -2)
-
-
-MAX_K_BY_MAXIMA = 8
-"""Up to this ``k``, :func:`top_k_pairs` (lowest-index ties) selects by ``k``
-row maxima (:func:`_top_k_by_maxima`) instead of :func:`top_k_mask`: on CPU,
-2.5–3× faster for ``k = 4`` on batches of IMDB-BINARY's sizes
-(``100 × 16²`` … ``21 × 84²``), one ``max`` pass per selected partner; at
-``k = 8`` still as fast or faster, at 12 level, at 16 slower (one thread, on
-a shared machine)."""
-
-
-def _top_k_by_maxima(scores: Tensor, k: int) -> Tensor:
-    r"""Each row's ``k`` largest *finite* entries as a mask, ties to the lower index.
-
-    ``k`` rounds of a row maximum (:meth:`torch.Tensor.max` returns the
-    first of equal maxima, i.e. the lowest index), each removing the entry
-    it picked (set to ``-inf``): round ``j`` picks the ``j``-th entry of the
-    row sorted by score, then index, which is :func:`top_k_mask`'s rule.
-    The two masks agree on every finite entry; a row with fewer than ``k``
-    finite entries may mark fewer or other ``-inf`` entries (a round whose
-    maximum is ``-inf`` picks the row's first ``-inf`` entry, perhaps one
-    already picked), which :func:`top_k_pairs` drops with the non-candidates.
-    ``scores`` is overwritten.
-    """
-    selected = torch.zeros_like(scores, dtype=torch.bool)
-    for _ in range(k):
-        picked = scores.max(-1, keepdim=True).indices
-        selected.scatter_(-1, picked, True)
-        scores.scatter_(-1, picked, float("-inf"))
-    return selected
-
-
-def tie_start(rows: Tensor, ties: str) -> Tensor | None:
-    r"""Where each row's tie order starts: ``None`` for ``"lowest"``, the
-    row's own index plus one for ``"cyclic"``.
-
-    With start :math:`s_u = u + 1`, :func:`top_k_lowest` gives equal scores
-    to the columns in the order :math:`(v - u - 1) \bmod N`: the nodes after
-    :math:`u`, then those before it. In a set of :math:`m` nodes that all
-    score alike, each then selects the ``k`` that follow it (wrapping round),
-    so each node is selected by ``k`` others: degree at most :math:`2k`
-    instead of the :math:`m - 1` that the lowest-index rule gives the set's
-    first node. Any :math:`N` at least the graph's size gives the same order
-    among its nodes, so padded batches and flat (PyG) numberings agree.
-
-    Parameters
-    ----------
-    rows : Tensor of long
-        Row (node) indices, shaped to broadcast against the scores' leading
-        dimensions with a trailing 1.
-    ties : {"lowest", "cyclic"}
-    """
-    check_ties(ties)
-    return None if ties == "lowest" else rows + 1
-
-
 def degree_scales(degree: Tensor, norm: str) -> tuple[Tensor, Tensor | None]:
     r"""Per-node factors of the learned graph's normalisation (``ib_graph_norm``).
 
@@ -304,95 +208,6 @@ def degree_scales(degree: Tensor, norm: str) -> tuple[Tensor, Tensor | None]:
         return degree.reciprocal(), None
     scale = degree.rsqrt()
     return scale, scale
-
-
-def check_ties(ties: str) -> None:
-    """``ValueError`` naming ``ties`` unless it is one of :data:`TIE_RULES`."""
-    if ties not in TIE_RULES:
-        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}.")
-
-
-def top_k_lowest(
-    scores: Tensor, k: int, start: Tensor | None = None
-) -> tuple[Tensor, Tensor]:
-    r"""Each row's ``k`` largest entries, ties going to the lower index.
-
-    With :math:`t_u` the row's ``k``-th largest entry, row :math:`u` keeps
-    every entry above :math:`t_u` and, of the entries equal to it, the
-    :math:`k - |\{w : s_{uw} > t_u\}|` with the lowest indices:
-
-    .. math::
-        M_{uv} = [s_{uv} > t_u] \lor \left([s_{uv} = t_u] \land
-        |\{w \le v : s_{uw} = t_u\}| \le k - |\{w : s_{uw} > t_u\}|\right)
-
-    :meth:`torch.Tensor.topk` leaves the choice among equal entries to the
-    implementation (it differs between kernels and block sizes); this rule
-    makes the selection a function of the scores alone. Where no row has a
-    tie at its ``k``-th entry it is one ``topk``; otherwise the tied picks
-    come from the ``k`` smallest indices of :math:`\{v : s_{uv} = t_u\}`:
-    one comparison and one more ``topk`` over the scores.
-
-    With ``start`` :math:`c_u`, "lower index" is read going round from
-    :math:`c_u`: ties go to the smallest :math:`(v - c_u) \bmod N`
-    (``start`` 0 is the plain rule; see :func:`tie_start`).
-
-    Parameters
-    ----------
-    scores : Tensor of shape (..., N)
-        No NaN; ``-inf`` entries are ordinary (lowest) values.
-    k : int
-        ``1 ≤ k ≤ N``.
-    start : Tensor of long, optional
-        :math:`c_u`, broadcastable to ``scores.shape[:-1] + (1,)``.
-
-    Returns
-    -------
-    values, indices : Tensor of shape (..., k)
-        The kept entries and their indices, in no specified order within a
-        row (``values`` is ``scores`` gathered at ``indices``).
-    """
-    n = scores.shape[-1]
-    val, idx = scores.topk(min(k + 1, n), dim=-1)
-    if k == n:
-        return val, idx
-    kth = val[..., k - 1 : k]
-    tie = val[..., k : k + 1] == kth  # a (k+1)-th entry equal to the k-th
-    val, idx = val[..., :k], idx[..., :k]
-    if not bool(tie.any()):
-        return val, idx
-    # sorted descending: the `above` entries above t_u come first, then ties
-    above = (val > kth).sum(-1, keepdim=True)
-    position = torch.arange(n, device=scores.device, dtype=torch.int32)
-    if start is not None:  # positions counted round from each row's start
-        position = torch.remainder(position - start.to(torch.int32), n)
-    tied = torch.where(scores == kth, position, n).topk(k, dim=-1, largest=False).values
-    j = torch.arange(k, device=scores.device)
-    from_tied = tied.gather(-1, (j - above).clamp_(min=0)).long()
-    if start is not None:
-        from_tied = torch.remainder(from_tied + start, n)
-    keep_top = j < above
-    return torch.where(keep_top, val, kth), torch.where(keep_top, idx, from_tied)
-
-
-def top_k_mask(scores: Tensor, k: int, start: Tensor | None = None) -> Tensor:
-    r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
-
-    The mask :math:`M` of :func:`top_k_lowest`'s indices (its formula): a
-    function of the scores alone, the same selection as
-    :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates` (a stable sort)
-    and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs` make.
-
-    Parameters
-    ----------
-    scores, k, start
-        As for :func:`top_k_lowest`.
-
-    Returns
-    -------
-    Tensor of shape (..., N), bool, exactly ``k`` entries per row.
-    """
-    _, idx = top_k_lowest(scores, k, start)
-    return torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx, True)
 
 
 def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor:
@@ -561,6 +376,13 @@ class StructureLearner(nn.Module):
         )
 
 
+def _dense_tie_tolerance(z: Tensor, bias: Tensor | None, mask: Tensor) -> Tensor:
+    """:func:`~sk_vibgsl.nn.selection.tie_tolerance` of a padded batch, ``B × N × 1``."""
+    norms = torch.linalg.vector_norm(z.detach(), dim=-1)
+    largest = norms.masked_fill(~mask, 0.0).amax(-1, keepdim=True)
+    return tie_tolerance(norms, largest, bias, z.shape[-1]).unsqueeze(-1)
+
+
 class _SampledAdjacency(torch.autograd.Function):
     r"""``A = threshold(concrete(Z Zᵀ))`` (training) or ``threshold(σ(Z Zᵀ))``
     (evaluation) in one autograd node.
@@ -576,8 +398,9 @@ class _SampledAdjacency(torch.autograd.Function):
 
     The logits are :math:`\ell = Z Z^\top + b` (``bias`` ``b`` a scalar
     tensor, or ``None`` for 0). With ``candidates`` or ``k``, pairs outside
-    the candidates or the top-``k`` selection (:func:`top_k_pairs`) are
-    zero as well.
+    the candidates or the top-``k`` selection (:func:`top_k_pairs`, logits
+    within :func:`~sk_vibgsl.nn.selection.tie_tolerance` of each other tied)
+    are zero as well.
     """
 
     @staticmethod
@@ -591,7 +414,7 @@ class _SampledAdjacency(torch.autograd.Function):
         if candidates is not None or k is not None:
             keep = candidates if candidates is not None else candidate_pairs(mask)
             if k is not None:
-                keep = top_k_pairs(a, k, keep, ties)
+                keep = top_k_pairs(a, k, keep, ties, _dense_tie_tolerance(z, bias, mask))
         if temperature is not None:
             noise = torch.rand_like(a).logit_(eps=1e-6).triu_(1)
             a.add_(noise).add_(noise.transpose(-1, -2))  # == logits + (noise + noiseᵀ)
