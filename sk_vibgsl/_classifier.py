@@ -157,7 +157,10 @@ class VIBGSLClassifier(NeuralNetClassifier):
         ``"cyclic"``: node :math:`u` takes its tied partners in the order
         :math:`(v - u - 1) \bmod n`, the nodes after it and then those
         before it, so each node of such a set is picked by ``k`` others and
-        no node's learned degree from ties exceeds :math:`2k`. Either rule is
+        no node's learned degree from ties exceeds :math:`2k`. Scores within
+        rounding error of each other count as equal
+        (:func:`~sk_vibgsl.nn.tie_tolerance`), so a matrix product that rounds
+        alike nodes' scores apart does not bypass the rule. Either rule is
         exact and the same on the dense and sparse paths; the
         ``top_k_search="approx"`` search keeps the ties it finds. The price:
         nodes of a tied set are no longer interchangeable (each sits at its own
