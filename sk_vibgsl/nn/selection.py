@@ -246,7 +246,7 @@ def top_k_pairs(
         Neighbours selected per node.
     candidates : Tensor of shape (B, N, N), bool
         Pairs that may be selected (see
-        :func:`~sk_vibgsl.nn.structure.candidate_pairs`).
+        :func:`~sk_vibgsl.nn.candidate_pairs`).
     ties : {"lowest", "cyclic"}, default="lowest"
         Which of equal logits a node selects.
     tol : Tensor of shape (B, N, 1), optional

@@ -74,7 +74,7 @@ def _graph_of(ptr: Tensor) -> Tensor:
 
 
 def _flat_tie_tolerance(z: Tensor, bias: Tensor | None, ptr: Tensor | None) -> Tensor:
-    """:func:`~sk_vibgsl.nn.selection.tie_tolerance` per node, shape ``(T,)``;
+    """:func:`~sk_vibgsl.nn.tie_tolerance` per node, shape ``(T,)``;
     ``ptr=None`` takes all nodes as one graph."""
     norms = torch.linalg.vector_norm(z.detach(), dim=-1)
     if ptr is None:
@@ -106,7 +106,7 @@ def top_k_all_pairs(
     alone, ``R`` rows at a time): memory :math:`O(\text{block})`, time
     :math:`O(\sum_g n_g^2 d)` up to the padding within a group.
     Among equal scores (within the tie tolerance
-    :func:`~sk_vibgsl.nn.selection.tie_tolerance`) the lower index wins
+    :func:`~sk_vibgsl.nn.tie_tolerance`) the lower index wins
     (:func:`~sk_vibgsl.nn.top_k_lowest`), or with ``ties="cyclic"`` the
     first after the node going round its graph
     (:func:`~sk_vibgsl.nn.tie_start`), as on the dense path
@@ -248,7 +248,7 @@ def top_k_candidates(
     (:math:`O(C d + C \log C)`), and keeps :func:`~sk_vibgsl.nn.top_k_lowest`'s
     selection: the candidates above :math:`t_u + \tau_u`, then of those tied
     with :math:`t_u` (within :math:`\tau_u`,
-    :func:`~sk_vibgsl.nn.selection.tie_tolerance`) the ones that come first:
+    :func:`~sk_vibgsl.nn.tie_tolerance`) the ones that come first:
     the lower ``v`` for candidates sorted by ``(u, v)`` (as
     :func:`hop_candidates` gives them); with ``ties="cyclic"`` the
     candidates are first put in the order :math:`(v - u - 1) \bmod T` (one

@@ -377,7 +377,7 @@ class StructureLearner(nn.Module):
 
 
 def _dense_tie_tolerance(z: Tensor, bias: Tensor | None, mask: Tensor) -> Tensor:
-    """:func:`~sk_vibgsl.nn.selection.tie_tolerance` of a padded batch, ``B × N × 1``."""
+    """:func:`~sk_vibgsl.nn.tie_tolerance` of a padded batch, ``B × N × 1``."""
     norms = torch.linalg.vector_norm(z.detach(), dim=-1)
     largest = norms.masked_fill(~mask, 0.0).amax(-1, keepdim=True)
     return tie_tolerance(norms, largest, bias, z.shape[-1]).unsqueeze(-1)
@@ -399,7 +399,7 @@ class _SampledAdjacency(torch.autograd.Function):
     The logits are :math:`\ell = Z Z^\top + b` (``bias`` ``b`` a scalar
     tensor, or ``None`` for 0). With ``candidates`` or ``k``, pairs outside
     the candidates or the top-``k`` selection (:func:`top_k_pairs`, logits
-    within :func:`~sk_vibgsl.nn.selection.tie_tolerance` of each other tied)
+    within :func:`~sk_vibgsl.nn.tie_tolerance` of each other tied)
     are zero as well.
     """
 
