@@ -68,7 +68,7 @@ def _save(path: Path, key: tuple, scores: dict[str, float]) -> None:
     os.replace(tmp, path)
 
 
-def grid_search(estimator, grid: dict, cv, X: list, y: np.ndarray, *,
+def grid_search(estimator, grid: dict | list[dict], cv, X: list, y: np.ndarray, *,
                 path: Path | None = None, key: tuple = (),
                 orphaned=lambda: False) -> SimpleNamespace:
     """Search ``grid`` by ``cv`` on ``(X, y)`` and refit the best candidate.
@@ -77,8 +77,9 @@ def grid_search(estimator, grid: dict, cv, X: list, y: np.ndarray, *,
     ----------
     estimator : estimator
         Cloned for every fit; scored by its own ``score`` on each held-out split.
-    grid : dict
-        Parameter name to the list of its values, as for ``GridSearchCV``.
+    grid : dict or list of dict
+        Parameter name to the list of its values, or a list of such grids
+        (alternatives searched in turn), as ``GridSearchCV``'s ``param_grid``.
     cv : cross-validation splitter
         Its ``split(X, y)`` gives the inner splits.
     X : list

@@ -66,6 +66,9 @@ def argv_of(record: dict) -> list[str]:
     for item in (record.get("fair_grid") or "").split(" "):
         if item:
             argv += ["--grid", item]
+    for item in (record.get("fair_choices") or "").split(" | "):
+        if item:
+            argv += ["--choose", item]
     schedule = record.get("lr_schedule")
     if schedule:
         step = re.fullmatch(r"StepLR\(step_size=(\d+), gamma=([^)]+)\)", schedule)

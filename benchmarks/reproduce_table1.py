@@ -109,6 +109,7 @@ from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 from sklearn.model_selection import (
+    ParameterGrid,
     StratifiedKFold,
     StratifiedShuffleSplit,
     train_test_split,
@@ -141,7 +142,7 @@ ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair pr
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
-OPTIONAL_KEYS = ("patience_steps",)
+OPTIONAL_KEYS = ("patience_steps", "fair_choices")
 """Config keys added after units were saved: part of a unit's key only when set,
 so older units (and their checkpoints' names) keep their keys."""
 
@@ -194,6 +195,27 @@ def make_net(args, backbone: str, structure: bool, beta: float = 1e-3, callbacks
     if callbacks:
         kwargs["callbacks"] = callbacks
     return VIBGSLClassifier(**{**params, **parse_set(args.set), **kwargs})
+
+
+def fair_choices(args) -> list[dict]:
+    """``--choose "k1=v1;k2=v2"`` (repeatable) as the alternative settings the inner
+    search chooses between, one dict of estimator parameters each, in the order
+    given (on a tie of inner scores the first wins); ``[]`` without ``--choose``."""
+    return [{key: literal(value) for key, _, value in
+             (pair.partition("=") for pair in choice.split(";") if pair)}
+            for choice in args.choose or []]
+
+
+def search_space(args, prefix: str = "vibgslclassifier__") -> dict | list[dict]:
+    """The fair protocol's inner-search space for ``GridSearchCV``/``grid_search``:
+    beta and the ``--grid`` values crossed, and with ``--choose`` crossed with each
+    alternative in turn (a list of grids, one per alternative, in their order)."""
+    grid = {f"{prefix}beta": list(args.betas),
+            **{f"{prefix}{k}": v for k, v in fair_grid(args).items()}}
+    choices = fair_choices(args)
+    if not choices:
+        return grid
+    return [{**grid, **{f"{prefix}{k}": [v] for k, v in choice.items()}} for choice in choices]
 
 
 def fair_grid(args) -> dict:
@@ -257,10 +279,9 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
         pipe = make_pipeline(degree_features(unit), make_net(args, unit["backbone"],
                                                         unit["structure"],
                                                         **fair_stopping(args, unit)))
-        grid = {"vibgslclassifier__beta": args.betas,
-                **{f"vibgslclassifier__{k}": v for k, v in fair_grid(args).items()}}
-        if all(len(v) == 1 for v in grid.values()):  # nothing to choose: one fit
-            best_params = {k: v[0] for k, v in grid.items()}
+        grid = search_space(args)
+        if len(ParameterGrid(grid)) == 1:  # nothing to choose: one fit
+            best_params = ParameterGrid(grid)[0]
             pipe.set_params(**best_params).fit(X_tr, y_tr)
             search = SimpleNamespace(best_estimator_=pipe,
                                      best_params_=best_params,
@@ -281,8 +302,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
                    ib_density=float(np.mean([ib_density(adj) for _, adj in ib])),
                    chosen_beta=search.best_params_["vibgslclassifier__beta"],
                    chosen={k.removeprefix("vibgslclassifier__"): v
-                           for k, v in search.best_params_.items() if k in grid
-                           and k != "vibgslclassifier__beta"},
+                           for k, v in search.best_params_.items()
+                           if k != "vibgslclassifier__beta"},
                    inner_scores=[100 * float(s)
                                  for s in search.cv_results_["mean_test_score"]])
         if best[-1].learn_mix:  # the gate the refit learned (structure_mix is its start)
@@ -404,7 +425,8 @@ def plan(args) -> list[dict]:
                         "patience_steps": args.fair_patience_steps,
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
-                        "fair_grid": " ".join(args.grid) if args.grid else None}
+                        "fair_grid": " ".join(args.grid) if args.grid else None,
+                        "fair_choices": " | ".join(args.choose) if args.choose else None}
                        if protocol == "fair" else config)
         for dataset in args.datasets:
             for backbone in args.backbones:
@@ -495,6 +517,10 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
              "selection sees the test folds. `fair`: nested CV, inner GridSearchCV over β "
              f"({inner_text(args)}), test fold used once; β shown is the most often "
              "chosen"
+             + (f"; the inner search also chooses --grid {' '.join(args.grid)}"
+                if args.grid else "")
+             + (f"; the inner search chooses between the settings {' | '.join(args.choose)}"
+                " (on a tie the first)" if args.choose and len(args.choose) > 1 else "")
              + (f"; every fit stops early on a stratified {args.valid_frac:g} of its own "
                 f"training graphs (patience {args.fair_patience}"
                 + (f" epochs and {args.fair_patience_steps} optimizer steps"
@@ -570,6 +596,13 @@ def parse(argv=None):
                         help="fair protocol: also search this VIBGSLClassifier parameter "
                              "over these values in the inner cross-validation (with "
                              "--betas), e.g. --grid structure_mix=0.5,1.0; repeatable")
+    parser.add_argument("--choose", action="append", metavar="KEY=V[;KEY=V...]",
+                        help="fair protocol: an alternative setting of VIBGSLClassifier "
+                             "parameters; with two or more, the inner search chooses between "
+                             "them (crossed with --betas and --grid; on a tie the first "
+                             "given wins), e.g. --choose structure_mix=1.0 --choose "
+                             "'observed_branch=True;edge_score=cosine;structure_k=4'; "
+                             "repeatable")
     parser.add_argument("--lr-step", nargs=2, type=float, metavar=("EPOCHS", "FACTOR"),
                         help="multiply the learning rate by FACTOR every EPOCHS epochs "
                              "(ablation; the authors' code uses 50 0.5)")

@@ -104,6 +104,15 @@ run branch_cos_top4_norm_grid "${V[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=non
 # EXTRA="--device cuda --backbones gin" N_JOBS=2 ONLY=branch_cos_top4_norm_holdout_grid)
 run branch_cos_top4_norm_holdout_grid "${V[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym \
     --inner-folds 1
+# goal 1 by model selection: no form of the learned channel stays within -0.5 of the observed graph
+# with GIN on every dataset (COLLAB: -0.64 over two sets with the tie tolerance), so let the
+# training graphs decide whether to use it at all: the inner search chooses between the observed
+# graph alone (structure_mix=1, the yardstick's own setting, first, so it wins a tie) and
+# LEARNED_CHANNEL_PARAMS; an inner 3-fold search (channel_or_observed, 7 fits a fold), or one
+# stratified 10 % holdout for the large datasets (_holdout, 3 fits a fold)
+CHOOSE=(--choose structure_mix=1.0 --choose "observed_branch=True;edge_score=cosine;structure_k=4")
+run channel_or_observed "${V[@]}" "${CHOOSE[@]}"
+run channel_or_observed_holdout "${V[@]}" "${CHOOSE[@]}" --inner-folds 1
 # the learned channel without its second GNN (observed_branch="shared"): one GNN whose every
 # layer aggregates over the observed graph and, through the gate alpha (starting at 0), over the
 # learned graph, with the same weights; an epoch costs about one GNN instead of two (the speed
@@ -220,6 +229,9 @@ run branch_cos_top4_norm_grid__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --grid 
 # were measured against the patience-20 yardstick, with GCN the one with 9 one-class folds
 run shared_cos_top4__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared \
     --set edge_score=cosine --set structure_k=4
+# the choice between the observed graph and the learned channel (channel_or_observed) on MUTAG at
+# patience 50, paired with observed__p50
+run channel_or_observed__p50 "${V[@]}" "${P50[@]}" "${CHOOSE[@]}"
 # the cyclic tie rule at patience 50 on MUTAG: its MUTAG figures were at patience 20, where
 # 11 (GCN) and 10 (GIN) of its 50 folds scored at or below the majority rate, and it is the
 # learned channel's one form within -0.5 on COLLAB with GIN over two sets of folds (-0.32,
