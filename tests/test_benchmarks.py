@@ -276,6 +276,60 @@ def test_reproduce_table1_fair_grid_searches_a_parameter_on_training_graphs(
     assert seen == [0.5] and record["chosen"] == {"structure_mix": 0.5}
 
 
+def test_reproduce_table1_choose_searches_whole_settings_on_training_graphs(
+        tmp_path, monkeypatch):
+    """``--choose`` (repeatable) makes each alternative setting one grid of the inner
+    search, crossed with beta: one fit per (alternative, inner fold), in the order
+    given, then a refit with the chosen alternative's parameters only (the others
+    keep the estimator's defaults); the alternatives key the units and the choice
+    is recorded. The first alternative wins a tie of inner scores, and a single
+    alternative is one fit with it."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
+            "--inner-folds", "2", "--epochs", "2", "--max-graphs", "60", "--device", "cpu",
+            "--protocols", "fair", "--learners", "VIB-GSL", "--betas", "1e-3",
+            "--results-dir", str(tmp_path)]
+    choose = ["--choose", "structure_mix=1.0", "--choose", "observed_branch=True;structure_k=3"]
+    args = rt.parse([*base, *choose])
+    assert rt.fair_choices(args) == [{"structure_mix": 1.0},
+                                     {"observed_branch": True, "structure_k": 3}]
+    assert rt.search_space(args) == [
+        {"vibgslclassifier__beta": [1e-3], "vibgslclassifier__structure_mix": [1.0]},
+        {"vibgslclassifier__beta": [1e-3], "vibgslclassifier__observed_branch": [True],
+         "vibgslclassifier__structure_k": [3]}]
+    unit = rt.plan(args)[0]
+    assert unit["fair_choices"] == "structure_mix=1.0 | observed_branch=True;structure_k=3"
+    assert rt.unit_key(unit) != rt.unit_key(rt.plan(rt.parse(base))[0])
+    # without --choose a unit keeps the key it had before the option existed
+    assert "fair_choices" not in repr(rt.unit_key(rt.plan(rt.parse(base))[0]))
+
+    def setting(net, X):
+        return net.structure_mix, net.observed_branch, net.structure_k
+
+    seen = _spy_fits(rt, monkeypatch, setting)
+    record = rt.run_unit(unit, args, 1)
+    observed, channel = (1.0, False, None), (0.0, True, 3)
+    assert seen[:-1] == [observed, observed, channel, channel]  # 2 alternatives x 2 folds
+    chosen = observed if record["chosen"] == {"structure_mix": 1.0} else channel
+    assert record["chosen"] in ({"structure_mix": 1.0},
+                                {"observed_branch": True, "structure_k": 3})
+    assert seen[-1] == chosen  # the refit uses the choice, and only the choice
+    assert len(record["inner_scores"]) == 2
+
+    # a tie of the inner scores goes to the first alternative given
+    monkeypatch.setattr(rt.VIBGSLClassifier, "score", lambda net, X, y: 0.5)
+    seen.clear()
+    record = rt.run_unit(rt.plan(args)[1], args, 1)
+    assert record["inner_scores"] == [50.0, 50.0] and seen[-1] == observed
+    assert record["chosen"] == {"structure_mix": 1.0}
+
+    seen.clear()
+    one = rt.parse([*base, "--choose", "observed_branch=True;structure_k=3"])
+    record = rt.run_unit(rt.plan(one)[0], one, 1)
+    assert seen == [channel] and record["chosen"] == {"observed_branch": True,
+                                                      "structure_k": 3}
+
+
 def test_reproduce_table1_inner_holdout_selects_on_one_split_of_the_training_fold(
         tmp_path, monkeypatch):
     """``--inner-folds 1``: one fit per grid value on the same stratified holdout
