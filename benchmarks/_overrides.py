@@ -44,3 +44,9 @@ def parse_set(items: list[str] | None) -> dict[str, Any]:
         key, _, value = item.partition("=")
         out[key] = literal(value)
     return out
+
+
+def parse_choice(choice: str) -> dict[str, Any]:
+    """One ``--choose`` alternative, ``"key1=value1;key2=value2"``, as
+    ``{key: literal(value)}``."""
+    return parse_set([pair for pair in choice.split(";") if pair])

@@ -97,7 +97,7 @@ import sklearn
 import torch
 from _inner_search import grid_search, load_scores, scores_path  # benchmarks/_inner_search.py
 from _machine import code_version, cpu_model  # benchmarks/_machine.py
-from _overrides import literal, parse_set  # benchmarks/_overrides.py
+from _overrides import literal, parse_choice, parse_set  # benchmarks/_overrides.py
 from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
     EpochCheckpoint,
     ResumedGraphLoader,
@@ -201,9 +201,7 @@ def fair_choices(args) -> list[dict]:
     """``--choose "k1=v1;k2=v2"`` (repeatable) as the alternative settings the inner
     search chooses between, one dict of estimator parameters each, in the order
     given (on a tie of inner scores the first wins); ``[]`` without ``--choose``."""
-    return [{key: literal(value) for key, _, value in
-             (pair.partition("=") for pair in choice.split(";") if pair)}
-            for choice in args.choose or []]
+    return [parse_choice(choice) for choice in args.choose or []]
 
 
 def search_space(args, prefix: str = "vibgslclassifier__") -> dict | list[dict]:

@@ -26,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from _overrides import add_data_home  # benchmarks/_overrides.py
+from _overrides import add_data_home, parse_choice  # benchmarks/_overrides.py
 from reproduce_table1 import SHORT  # the report's short dataset names
 
 RESULTS = Path(__file__).resolve().parent / "results" / "structure_study"
@@ -193,11 +193,18 @@ def _chosen_counts(records: list[dict]) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for r in records:
         chosen = dict(r.get("chosen") or {})
+        if r.get("fair_choices"):  # --choose: the chosen alternative as given, one key
+            for alternative in r["fair_choices"].split(" | "):
+                if parse_choice(alternative) == {k: chosen[k] for k in parse_choice(alternative)
+                                             if k in chosen}:
+                    chosen = {alternative: None}
+                    break
         beta_searched = not r.get("fair_betas") or "," in r["fair_betas"]  # None: full grid
         if beta_searched:
             chosen["beta"] = r["chosen_beta"]
         for key, value in sorted(chosen.items()):
-            counts[f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}"] += 1
+            counts[key if value is None else f"{key}={value:g}" if isinstance(value, float)
+                   else f"{key}={value}"] += 1
     return dict(sorted(counts.items()))
 
 
@@ -334,7 +341,9 @@ def write(summary: dict, results: Path) -> None:
         "β = 1e-3, the library's default, and no inner search, except for settings run "
         "with `--grid` (their name ends in `_grid`): there an inner 3-fold `GridSearchCV` "
         "on the outer training fold picks the grid's value, refits with it, and the "
-        "*chosen* column counts the folds per value. Every fit is early-stopped on a "
+        "*chosen* column counts the folds per value; settings run with `--choose` "
+        "(`channel_or_observed*`) choose the same way between whole settings, and the "
+        "column counts the folds per setting. Every fit is early-stopped on a "
         "stratified 10 % of its own training graphs (patience 20, at most 200 epochs); "
         "the test fold is scored once and chooses nothing. Rows named `NAME__h64` are GIN "
         "with hidden width 64 trained for 300 epochs without early stopping (the budget of "

@@ -178,3 +178,21 @@ def test_a_fold_at_the_majority_rate_is_one_class_only_if_its_predictions_were(t
     assert any(line.startswith("| setting | GIN |") and line.endswith("| 3 (1 of 2 one-class) |")
                for line in lines)
     assert any(line.startswith("| older | GIN |") and line.endswith("| 3 |") for line in lines)
+
+
+def test_a_choice_between_whole_settings_is_counted_per_setting(tmp_path):
+    """A setting run with ``--choose`` counts the folds per chosen alternative, named
+    as given, not per parameter of the alternatives."""
+    study = _import_script()
+    choices = "structure_mix=1.0 | observed_branch=True;structure_k=4"
+    chosen = [{"structure_mix": 1.0}] * 3 + [{"observed_branch": True, "structure_k": 4}] * 7
+    _write(tmp_path / "observed", [80.0] * 10)
+    _write(tmp_path / "choice", [81.0] * 10, fair_choices=[choices] * 10, chosen=chosen)
+    records = [json.loads(line) for line in
+               (tmp_path / "choice" / "table1_runs.jsonl").read_text().splitlines()]
+    assert study._chosen_counts(records) == {"observed_branch=True;structure_k=4": 7,
+                                             "structure_mix=1.0": 3}
+    assert study._chosen_counts(records[:3]) == {"structure_mix=1.0": 3}
+    study.main(["--results-dir", str(tmp_path), "--data-home", str(DATA)])
+    assert ("observed_branch=True;structure_k=4: 7, structure_mix=1.0: 3"
+            in (tmp_path / "README.md").read_text())
