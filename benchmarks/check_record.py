@@ -19,7 +19,9 @@ Usage::
         --backbone gin --fold 8 [--structure true] [--seed 1] [--device cpu] [--threads 1]
 
 Prints each compared field (record, re-run, equal) and exits with status 0 when all
-are equal, 1 otherwise.
+are equal, 1 otherwise. With ``--history`` it also prints the re-run's training
+history, one line per epoch (the scored fit's: the fair protocol's refit), to see
+where and why its early stopping stopped.
 """
 
 from __future__ import annotations
@@ -113,6 +115,19 @@ def compare(record: dict, rerun: dict) -> list[tuple[str, object, object, bool]]
             for k in COMPARED if k in record]
 
 
+def history_text(history) -> str:
+    """A skorch history as a table: the epoch and each per-epoch number it recorded
+    (losses, accuracies, densities), in the order first recorded."""
+    columns = [k for k in dict.fromkeys(k for row in history for k in row)
+               if k not in ("epoch", "dur") and all(
+                   isinstance(row.get(k), (int, float)) and not isinstance(row.get(k), bool)
+                   for row in history)]
+    lines = ["epoch " + " ".join(f"{c:>13}" for c in columns)]
+    for row in history:
+        lines.append(f"{row['epoch']:>5} " + " ".join(f"{row[c]:>13.4f}" for c in columns))
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", type=Path, help="a table1_runs.jsonl")
@@ -125,6 +140,8 @@ def main(argv=None) -> int:
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--history", action="store_true",
+                        help="also print the re-run's per-epoch history")
     args = parser.parse_args(argv)
     filters = {"dataset": args.dataset, "backbone": args.backbone, "fold": args.fold}
     if args.structure is not None:
@@ -138,7 +155,10 @@ def main(argv=None) -> int:
         if args.data_home:
             extra += ["--data-home", args.data_home]
         run_args, unit = rebuild(record, extra)
-        rerun = rt.run_unit(unit, run_args, args.threads)
+        fitted = []
+        rerun = rt.run_unit(unit, run_args, args.threads, fitted=fitted)
+    if args.history:
+        print(history_text(fitted[-1].history))
     print(f"record: {record.get('device')} / {record.get('cpu', 'CPU not recorded')}, "
           f"code {record.get('code')}")
     print(f"re-run: {rerun['device']} / {rerun['cpu']}, code {rt.code_version()}")

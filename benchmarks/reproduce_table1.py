@@ -226,9 +226,12 @@ def fair_grid(args) -> dict:
     return grid
 
 
-def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
+def run_unit(unit: dict, args, threads: int, owner: int | None = None,
+             fitted: list | None = None) -> dict:
     """Train and score one unit; ``owner`` is the run's main process id
-    (checkpointing workers stop once it is gone)."""
+    (checkpointing workers stop once it is gone); the unit's scored estimator
+    (the paper protocol's net, the fair protocol's refit) is appended to
+    ``fitted`` when given (``check_record.py --history`` reads its history)."""
     torch.set_num_threads(threads)
     start = time.perf_counter()
     graphs, y = load(unit["dataset"], args.data_home, args.max_graphs, args.seed)
@@ -265,6 +268,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
         net = make_net(args, unit["backbone"], unit["structure"], unit["beta"],
                        callbacks=callbacks, **resume)
         net.fit(X_fit, y_tr[fit_i])
+        if fitted is not None:
+            fitted.append(net)
         val_loss = np.array(net.history[:, "valid_logloss"])
         test_acc = np.array(net.history[:, "test_acc"])
         best = int(np.argmin(val_loss))
@@ -290,6 +295,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None) -> dict:
             if search.resumed_fits:
                 out["resumed_inner_fits"] = search.resumed_fits
         best = search.best_estimator_
+        if fitted is not None:
+            fitted.append(best[-1])
         X_te_features = best[:-1].transform(X_te)  # once, for the IB-graphs and predictions
         ib = best[-1].ib_graphs(X_te_features)
         # how often the refit predicts each class on the test fold: a fold at its majority-class

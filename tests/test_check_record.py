@@ -73,3 +73,23 @@ def test_a_record_that_cannot_be_rebuilt_or_selected_is_an_error(tmp_path):
     runs.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
     with pytest.raises(SystemExit, match="2 records"):
         check.select(runs, {"fold": 0})
+
+
+def test_history_prints_the_scored_fits_epochs(tmp_path, threads, capsys):
+    """``--history`` prints one line per epoch of the re-run's scored fit (the fair
+    refit), with the losses its history recorded."""
+    args = rt.parse([*BASE, "--protocols", "fair", "--betas", "1e-3", "--fair-patience", "1",
+                     "--epochs", "3", "--results-dir", str(tmp_path / "r")])
+    unit = rt.plan(args)[0]
+    fitted = []
+    record = dict(rt.run_unit(unit, args, threads, fitted=fitted), code="abc")
+    assert len(fitted) == 1 and len(fitted[0].history) == record["epochs_run"]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps(record) + "\n")
+    assert check.main([str(runs), "--dataset", "IMDB-BINARY", "--backbone", "gcn",
+                       "--fold", "0", "--history"]) == 0
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if line.startswith("epoch "))
+    assert "train_ce" in head and "valid_ce" in head
+    epochs = [line.split()[0] for line in out.splitlines() if line[:5].strip().isdigit()]
+    assert epochs == [str(e) for e in range(1, record["epochs_run"] + 1)]
