@@ -80,3 +80,37 @@ def test_learned_channel_params_learn_a_sparse_graph_beside_the_observed_one(bac
         # within the union of each node's 4 best partners: at most 4 n pairs
         assert chosen.sum() <= 2 * 4 * n < n * (n - 1)
     assert max(clf.history[:, "train_density"]) <= 8 / 13
+
+
+@pytest.mark.parametrize("prefer_channel", [False, True])
+def test_grid_search_chooses_between_the_observed_graph_and_the_learned_channel(
+        prefer_channel):
+    """The guide's recipe: ``GridSearchCV`` over two alternatives, the observed graph
+    alone (``structure_mix=1``) and ``LEARNED_CHANNEL_PARAMS``, fits each on the
+    inner splits and refits the one that scores best (here a scorer that prefers
+    one of them) with its parameters alone: the alternative not chosen leaves no
+    parameter behind."""
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(1)
+    X, y = [], np.arange(24) % 2
+    for label in y:
+        n = int(rng.integers(8, 14))
+        adj = np.triu((rng.random((n, n)) < 0.3).astype(np.float32), 1)
+        X.append((rng.normal(label, 1.0, (n, 3)).astype(np.float32), adj + adj.T))
+    grid = [{"structure_mix": [1.0]}, {k: [v] for k, v in LEARNED_CHANNEL_PARAMS.items()}]
+
+    def prefers(estimator, X, y):
+        return float(estimator.observed_branch == prefer_channel)
+
+    search = GridSearchCV(VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0),
+                          grid, cv=2, scoring=prefers).fit(X, y)
+    assert len(search.cv_results_["params"]) == 2
+    best = search.best_estimator_
+    assert search.best_index_ == int(prefer_channel)
+    if prefer_channel:
+        assert best.get_params().items() >= LEARNED_CHANNEL_PARAMS.items()
+        assert best.structure_mix == 0.0 and best.module_.observed_gnn is not None
+    else:
+        assert best.structure_mix == 1.0 and not best.observed_branch
+        assert best.structure_k is None and best.module_.observed_gnn is None
