@@ -195,9 +195,11 @@ def _chosen_counts(records: list[dict]) -> dict[str, int]:
         chosen = dict(r.get("chosen") or {})
         if r.get("fair_choices"):  # --choose: the chosen alternative as given, one key
             for alternative in r["fair_choices"].split(" | "):
-                if parse_choice(alternative) == {k: chosen[k] for k in parse_choice(alternative)
-                                             if k in chosen}:
-                    chosen = {alternative: None}
+                params = parse_choice(alternative)
+                if all(k in chosen and chosen[k] == v for k, v in params.items()):
+                    # --grid values crossed with the alternatives keep their own counts
+                    chosen = {alternative: None,
+                              **{k: v for k, v in chosen.items() if k not in params}}
                     break
         beta_searched = not r.get("fair_betas") or "," in r["fair_betas"]  # None: full grid
         if beta_searched:
