@@ -35,6 +35,7 @@ from types import SimpleNamespace
 import numpy as np
 from _unit_checkpoint import key_digest  # benchmarks/_unit_checkpoint.py
 from sklearn.base import clone
+from sklearn.metrics import get_scorer
 from sklearn.model_selection import ParameterGrid
 
 
@@ -70,13 +71,14 @@ def _save(path: Path, key: tuple, scores: dict[str, float]) -> None:
 
 def grid_search(estimator, grid: dict | list[dict], cv, X: list, y: np.ndarray, *,
                 path: Path | None = None, key: tuple = (),
-                orphaned=lambda: False) -> SimpleNamespace:
+                orphaned=lambda: False, scoring: str | None = None) -> SimpleNamespace:
     """Search ``grid`` by ``cv`` on ``(X, y)`` and refit the best candidate.
 
     Parameters
     ----------
     estimator : estimator
-        Cloned for every fit; scored by its own ``score`` on each held-out split.
+        Cloned for every fit; scored on each held-out split by its own ``score``,
+        or by ``scoring``.
     grid : dict or list of dict
         Parameter name to the list of its values, or a list of such grids
         (alternatives searched in turn), as ``GridSearchCV``'s ``param_grid``.
@@ -91,6 +93,9 @@ def grid_search(estimator, grid: dict | list[dict], cv, X: list, y: np.ndarray, 
     orphaned : callable, optional
         Asked before each fit; ``True`` (the run that owns the unit is gone)
         ends this process without fitting or saving.
+    scoring : str, optional
+        A scikit-learn scorer name (``GridSearchCV``'s ``scoring``), e.g.
+        ``"neg_log_loss"``; ``None`` scores by the estimator's ``score``.
 
     Returns
     -------
@@ -117,7 +122,9 @@ def grid_search(estimator, grid: dict | list[dict], cv, X: list, y: np.ndarray, 
                 os._exit(1)  # no one reads this unit now; a new run may own its file
             fitted = clone(estimator).set_params(**clone(params, safe=False))
             fitted.fit([X[i] for i in fit_i], y[fit_i])
-            scores[f"{c}/{j}"] = float(fitted.score([X[i] for i in test_i], y[test_i]))
+            X_test, y_test = [X[i] for i in test_i], y[test_i]
+            scores[f"{c}/{j}"] = float(fitted.score(X_test, y_test) if scoring is None
+                                       else get_scorer(scoring)(fitted, X_test, y_test))
             if path is not None:
                 _save(path, key, scores)
     means = np.array([np.mean([scores[f"{c}/{j}"] for j in range(len(splits))])

@@ -142,7 +142,7 @@ ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair pr
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
-OPTIONAL_KEYS = ("patience_steps", "fair_choices")
+OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring")
 """Config keys added after units were saved: part of a unit's key only when set,
 so older units (and their checkpoints' names) keep their keys."""
 
@@ -291,7 +291,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None,
                                      cv_results_={"mean_test_score": []})
         else:  # GridSearchCV's choice, each inner fit's score saved as it finishes
             search = grid_search(pipe, grid, inner, X_tr, y_tr, path=inner_checkpoint(args, unit),
-                                 key=unit_key(unit), orphaned=lambda: orphaned(owner))
+                                 key=unit_key(unit), orphaned=lambda: orphaned(owner),
+                                 scoring=args.inner_scoring)
             if search.resumed_fits:
                 out["resumed_inner_fits"] = search.resumed_fits
         best = search.best_estimator_
@@ -309,7 +310,8 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None,
                    chosen={k.removeprefix("vibgslclassifier__"): v
                            for k, v in search.best_params_.items()
                            if k != "vibgslclassifier__beta"},
-                   inner_scores=[100 * float(s)
+                   # accuracy in %; a scorer's score (--inner-scoring) as it is
+                   inner_scores=[float(s) if args.inner_scoring else 100 * float(s)
                                  for s in search.cv_results_["mean_test_score"]])
         if best[-1].learn_mix:  # the gate the refit learned (structure_mix is its start)
             out.update(learned_mix=best[-1].module_.mix.item())
@@ -431,7 +433,8 @@ def plan(args) -> list[dict]:
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
                         "fair_grid": " ".join(args.grid) if args.grid else None,
-                        "fair_choices": " | ".join(args.choose) if args.choose else None}
+                        "fair_choices": " | ".join(args.choose) if args.choose else None,
+                        "inner_scoring": args.inner_scoring}
                        if protocol == "fair" else config)
         for dataset in args.datasets:
             for backbone in args.backbones:
@@ -526,6 +529,8 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
                 if args.grid else "")
              + (f"; the inner search chooses between the settings {' | '.join(args.choose)}"
                 " (on a tie the first)" if args.choose and len(args.choose) > 1 else "")
+             + (f"; inner fits scored by {args.inner_scoring} instead of accuracy"
+                if args.inner_scoring else "")
              + (f"; every fit stops early on a stratified {args.valid_frac:g} of its own "
                 f"training graphs (patience {args.fair_patience}"
                 + (f" epochs and {args.fair_patience_steps} optimizer steps"
@@ -608,6 +613,12 @@ def parse(argv=None):
                              "given wins), e.g. --choose structure_mix=1.0 --choose "
                              "'observed_branch=True;edge_score=cosine;structure_k=4'; "
                              "repeatable")
+    parser.add_argument("--inner-scoring", default=None, choices=["neg_log_loss"],
+                        help="fair protocol: score the inner search's fits by this "
+                             "scikit-learn scorer (GridSearchCV's scoring) instead of "
+                             "accuracy, e.g. neg_log_loss: the cross-entropy of the "
+                             "predicted probabilities, which tells apart two settings "
+                             "that classify the same few validation graphs right")
     parser.add_argument("--lr-step", nargs=2, type=float, metavar=("EPOCHS", "FACTOR"),
                         help="multiply the learning rate by FACTOR every EPOCHS epochs "
                              "(ablation; the authors' code uses 50 0.5)")
