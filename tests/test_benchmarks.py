@@ -330,6 +330,43 @@ def test_reproduce_table1_choose_searches_whole_settings_on_training_graphs(
                                                       "structure_k": 3}
 
 
+def test_reproduce_table1_inner_scoring_chooses_by_the_inner_cross_entropy(
+        tmp_path, monkeypatch):
+    """``--inner-scoring neg_log_loss``: each inner fit is scored by the cross-entropy of
+    its predicted probabilities on its held-out graphs (recorded as it is, not in %),
+    the alternative of the higher mean is refit, and the scoring keys the unit (a unit
+    without it keeps its older key)."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--folds", "2",
+            "--inner-folds", "2", "--epochs", "2", "--max-graphs", "60", "--device", "cpu",
+            "--protocols", "fair", "--learners", "VIB-GSL", "--betas", "1e-3",
+            "--choose", "structure_mix=1.0", "--choose", "observed_branch=True;structure_k=3",
+            "--results-dir", str(tmp_path), "--no-checkpoints"]  # each run scores afresh
+    args = rt.parse([*base, "--inner-scoring", "neg_log_loss"])
+    unit = rt.plan(args)[0]
+    assert unit["inner_scoring"] == "neg_log_loss"
+    assert rt.unit_key(unit) != rt.unit_key(rt.plan(rt.parse(base))[0])
+    assert "inner_scoring" not in repr(rt.unit_key(rt.plan(rt.parse(base))[0]))
+
+    def constant(sure_setting):
+        """One setting predicts (1/2, 1/2) for every graph, a cross-entropy of ln 2 whatever
+        the labels; the other (0.99, 0.01), of at least ln(100)/2 on two balanced classes."""
+        def proba(net, X):
+            row = [0.5, 0.5] if (net.structure_mix == 1.0) == sure_setting else [0.99, 0.01]
+            return np.tile(row, (len(X), 1))
+        return proba
+
+    for observed_wins in (True, False):
+        monkeypatch.setattr(rt.VIBGSLClassifier, "predict_proba", constant(observed_wins))
+        record = rt.run_unit(unit, args, 1)
+        expected = {"structure_mix": 1.0} if observed_wins else {"observed_branch": True,
+                                                                  "structure_k": 3}
+        assert record["chosen"] == expected
+        scores = record["inner_scores"][::1 if observed_wins else -1]
+        np.testing.assert_allclose(scores[0], -np.log(2))
+        assert scores[1] < -np.log(100) / 2 + 1e-9
+
+
 def test_reproduce_table1_inner_holdout_selects_on_one_split_of_the_training_fold(
         tmp_path, monkeypatch):
     """``--inner-folds 1``: one fit per grid value on the same stratified holdout

@@ -39,6 +39,37 @@ def test_grid_search_chooses_what_grid_search_cv_chooses(cv):
     assert ours.resumed_fits == 0
 
 
+@pytest.mark.parametrize("cv", [StratifiedKFold(3, shuffle=True, random_state=0),
+                                StratifiedShuffleSplit(1, test_size=0.25, random_state=0)])
+def test_grid_search_with_a_scorer_chooses_what_grid_search_cv_chooses(cv):
+    """``scoring="neg_log_loss"``: GridSearchCV's mean scores and choice for that scoring."""
+    X, y = _tabular()
+    grid = {"C": [1e-3, 1e-2, 0.1, 1.0, 10.0]}
+    ours = inner.grid_search(LogisticRegression(), grid, cv, X, y, scoring="neg_log_loss")
+    ref = GridSearchCV(LogisticRegression(), grid, cv=cv, scoring="neg_log_loss",
+                       error_score="raise").fit(np.array(X), y)
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               ref.cv_results_["mean_test_score"], rtol=1e-12)
+    assert np.all(ours.cv_results_["mean_test_score"] < 0)  # cross-entropies, not accuracies
+    assert ours.best_params_ == ref.best_params_
+
+
+def test_the_cross_entropy_decides_between_candidates_of_equal_accuracy():
+    """On one holdout of 10 samples the three candidates classify the same 9 right: by
+    accuracy the first wins the tie, by cross-entropy the one surest of them (C=1)."""
+    X, y = _tabular()
+    grid = {"C": [0.3, 1.0, 10.0]}
+    cv = StratifiedShuffleSplit(1, test_size=0.25, random_state=0)
+    by_accuracy = inner.grid_search(LogisticRegression(), grid, cv, X, y)
+    by_entropy = inner.grid_search(LogisticRegression(), grid, cv, X, y, scoring="neg_log_loss")
+    accuracies = by_accuracy.cv_results_["mean_test_score"]
+    assert np.all(accuracies == accuracies[0])
+    assert by_accuracy.best_params_ == {"C": 0.3}
+    entropies = by_entropy.cv_results_["mean_test_score"]
+    assert np.argmax(entropies) == 1 and len(set(entropies)) == 3
+    assert by_entropy.best_params_ == {"C": 1.0}
+
+
 def test_grid_search_ties_go_to_the_first_candidate():
     X, y = _tabular()
     # every candidate predicts the majority class: all means equal
