@@ -142,7 +142,7 @@ ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair pr
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
-OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring")
+OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring", "start_epoch")
 """Config keys added after units were saved: part of a unit's key only when set,
 so older units (and their checkpoints' names) keep their keys."""
 
@@ -319,8 +319,9 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None,
             out.update(branch_gate=best[-1].module_.branch_gate.item())
         if unit["patience"]:  # the refit's own stopping point
             history = search.best_estimator_[-1].history
+            start = unit.get("start_epoch") or 1  # the epochs before it cannot be kept
             out.update(epochs_run=len(history),
-                       best_epoch=int(np.argmin(history[:, "valid_ce"])) + 1)
+                       best_epoch=int(np.argmin(history[start - 1:, "valid_ce"])) + start)
     out.update(test_acc=float(out["test_acc"]), seconds=time.perf_counter() - start)
     return out
 
@@ -371,7 +372,7 @@ def fair_stopping(args, unit: dict) -> dict:
     # patience_steps=0 stops where skorch's EarlyStopping(threshold=0) does (tested)
     stop = StepEarlyStopping(monitor="valid_ce", patience=unit["patience"],
                              patience_steps=unit.get("patience_steps") or 0, threshold=0,
-                             load_best=True)
+                             load_best=True, start_epoch=unit.get("start_epoch") or 1)
     return dict(train_split=ValidSplit(args.valid_frac, stratified=True,
                                        random_state=args.seed),
                 callbacks=[("early_stopping", stop)])
@@ -430,6 +431,7 @@ def plan(args) -> list[dict]:
         # its beta grid is part of its key unless it is the paper's (older records)
         unit_config = ({**config, "patience": args.fair_patience,
                         "patience_steps": args.fair_patience_steps,
+                        "start_epoch": args.fair_start_epoch,
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
                         "fair_grid": " ".join(args.grid) if args.grid else None,
@@ -440,7 +442,7 @@ def plan(args) -> list[dict]:
             for backbone in args.backbones:
                 for structure in [s for s in (False, True) if learners_of(s) in args.learners]:
                     for beta in args.betas if protocol == "paper" else [None]:
-                        for fold in range(args.folds):
+                        for fold in args.only_folds or range(args.folds):
                             units.append(dict(protocol=protocol, dataset=dataset,
                                               backbone=backbone, structure=structure,
                                               beta=beta, fold=fold, **unit_config))
@@ -535,6 +537,8 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
                 f"training graphs (patience {args.fair_patience}"
                 + (f" epochs and {args.fair_patience_steps} optimizer steps"
                    if args.fair_patience_steps else "")
+                + (f", no epoch before the {args.fair_start_epoch}th kept"
+                   if args.fair_start_epoch else "")
                 + ", best epoch's weights kept)"
                 if args.fair_patience else f"; every fit runs all {args.epochs} epochs")
              + ". N/A = structure_mix=1.0 (observed graph, same bottleneck, same β grid).",
@@ -584,6 +588,14 @@ def parse(argv=None):
                              "without improvement also hold this many optimizer steps "
                              "(sk_vibgsl.callbacks.StepEarlyStopping; MUTAG's epoch is 3 "
                              "steps). Default: the patience counts epochs only")
+    parser.add_argument("--fair-start-epoch", type=int, default=None,
+                        help="fair protocol, with --fair-patience: the first epoch that "
+                             "early stopping may keep (StepEarlyStopping's start_epoch); the "
+                             "epochs before it are neither kept nor counted as misses")
+    parser.add_argument("--only-folds", type=int, nargs="+", default=None,
+                        help="run only these outer folds (0-based) of the --folds split, "
+                             "e.g. the units a change of the stopping rule can change; the "
+                             "report then counts the others as missing")
     parser.add_argument("--report-only", action="store_true",
                         help="run nothing; write table1.md/json from the saved units")
     parser.add_argument("--protocols", nargs="+", default=["paper", "fair"],
@@ -643,6 +655,11 @@ def parse(argv=None):
     if args.fair_patience_steps is not None and (
             args.fair_patience_steps < 1 or not args.fair_patience):
         parser.error("--fair-patience-steps must be >= 1 and needs --fair-patience")
+    if args.fair_start_epoch is not None and (
+            args.fair_start_epoch < 2 or not args.fair_patience):
+        parser.error("--fair-start-epoch must be >= 2 and needs --fair-patience")
+    if args.only_folds is not None and not all(0 <= f < args.folds for f in args.only_folds):
+        parser.error(f"--only-folds must be among 0 … {args.folds - 1}")
     args.overrides = ",".join(sorted(args.set)) if args.set else None
     args.fair_betas = None  # set per fair unit in plan()
     args.fair_grid = None

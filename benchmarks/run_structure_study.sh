@@ -120,6 +120,16 @@ run channel_or_observed_holdout "${V[@]}" "${CHOOSE[@]}" --inner-folds 1
 run channel_or_observed_logloss "${V[@]}" "${CHOOSE[@]}" --inner-scoring neg_log_loss
 run channel_or_observed_logloss_holdout "${V[@]}" "${CHOOSE[@]}" --inner-scoring neg_log_loss \
     --inner-folds 1
+# early stopping with a warm-up, both sides: no epoch before the 10th is kept or counted as a
+# miss (--fair-start-epoch 10, StepEarlyStopping's start_epoch). COLLAB with GIN lost with the
+# channel on three folds whose refits kept epoch 2-6 of a noisy validation curve (the observed
+# graph's earliest kept epoch there: 9). A unit whose recorded best epoch is 10 or later stops at
+# the same epoch with the same weights under the rule, so only the units that kept an earlier
+# epoch change: `python benchmarks/start_epoch_study.py --list` names them, EXTRA="--only-folds
+# ..." runs them, and start_epoch_study.py pairs them with the unchanged records.
+SE=(--fair-start-epoch 10)
+run observed_se10 --learners N/A "${SE[@]}"
+run branch_cos_top4_se10 "${V[@]}" "${CHANNEL[@]}" "${SE[@]}"
 # the learned channel without its second GNN (observed_branch="shared"): one GNN whose every
 # layer aggregates over the observed graph and, through the gate alpha (starting at 0), over the
 # learned graph, with the same weights; an epoch costs about one GNN instead of two (the speed

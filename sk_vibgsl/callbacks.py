@@ -94,7 +94,10 @@ class StepEarlyStopping(EarlyStopping):
 
     where :math:`s_e` is the number of training batches (optimizer steps) of
     epoch :math:`e` (skorch's ``train_batch_count``) and :math:`E` the
-    current epoch. With ``patience_steps=0`` it stops exactly where
+    current epoch. Epochs before ``start_epoch`` are a warm-up: none of them
+    is kept as the best or counted as a miss (as Keras' ``start_from_epoch``), so
+    a validation score that dips by chance in the first epochs cannot end the
+    fit there. With ``patience_steps=0`` and ``start_epoch=1`` it stops exactly where
     :class:`~skorch.callbacks.EarlyStopping` with the same ``patience`` and
     threshold does (skorch's default ``threshold`` is 1e-4, ours 0). An epoch improves when
     its score beats the best so far by more than ``threshold`` (a fraction
@@ -114,6 +117,14 @@ class StepEarlyStopping(EarlyStopping):
         other dataset of the study: IMDB-BINARY has 13 steps an epoch).
     threshold : float, default=0.0
         Smallest improvement that counts.
+    start_epoch : int, default=1
+        The first epoch (counted from 1) that can be the best; the fit runs at
+        least ``start_epoch - 1 + patience`` epochs when ``max_epochs`` allows.
+        A fit whose best epoch under ``start_epoch=1`` is ``start_epoch`` or
+        later stops at the same epoch with the same weights: waiting only
+        delays the count of misses on fits that would otherwise have kept an
+        earlier epoch. A fit that ends before ``start_epoch`` keeps its last
+        weights.
     threshold_mode : {"rel", "abs"}, default="rel"
     lower_is_better : bool, default=True
     sink : callable, default=print
@@ -128,7 +139,7 @@ class StepEarlyStopping(EarlyStopping):
     steps_since_best_ : int
         Optimizer steps in those epochs.
     best_epoch_ : int
-        The best epoch so far (counted from 1; 0 before the first).
+        The best epoch so far (counted from 1; 0 before the first that counts).
 
     Examples
     --------
@@ -150,6 +161,7 @@ class StepEarlyStopping(EarlyStopping):
         lower_is_better: bool = True,
         sink=print,
         load_best: bool = True,
+        start_epoch: int = 1,
     ) -> None:
         super().__init__(
             monitor=monitor, patience=patience, threshold=threshold,
@@ -157,10 +169,11 @@ class StepEarlyStopping(EarlyStopping):
             load_best=load_best,
         )
         self.patience_steps = patience_steps
+        self.start_epoch = start_epoch
         self.steps_since_best_ = 0
 
     def on_train_begin(self, net, **kwargs) -> None:
-        for name, minimum in (("patience", 1), ("patience_steps", 0)):
+        for name, minimum in (("patience", 1), ("patience_steps", 0), ("start_epoch", 1)):
             value = getattr(self, name)
             if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
                     or value < minimum):
@@ -179,6 +192,8 @@ class StepEarlyStopping(EarlyStopping):
         return score - change if self.lower_is_better else score + change
 
     def on_epoch_end(self, net, **kwargs) -> None:
+        if net.history[-1, "epoch"] < self.start_epoch:  # warm-up: neither best nor miss
+            return
         score = float(net.history[-1, self.monitor])
         if self._improves(score):
             self.dynamic_threshold_ = self._threshold_after(score)

@@ -330,6 +330,40 @@ def test_reproduce_table1_choose_searches_whole_settings_on_training_graphs(
                                                       "structure_k": 3}
 
 
+def test_reproduce_table1_fair_start_epoch_keeps_no_earlier_epoch(tmp_path, monkeypatch):
+    """``--fair-start-epoch E`` keys the fair units (older keys unchanged), hands E to
+    every fit's ``StepEarlyStopping`` and records as best epoch the first minimum of the
+    validation cross-entropy from epoch E on, which is the epoch whose weights the refit
+    kept; ``--only-folds`` plans those outer folds only."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--betas", "1e-3",
+            "--folds", "3", "--inner-folds", "1", "--epochs", "30", "--max-graphs", "60",
+            "--device", "cpu", "--protocols", "fair", "--fair-patience", "2",
+            "--learners", "N/A", "--results-dir", str(tmp_path)]
+    args = rt.parse([*base, "--fair-start-epoch", "6", "--only-folds", "2", "0"])
+    units = rt.plan(args)
+    assert [u["fold"] for u in units] == [2, 0] and {u["start_epoch"] for u in units} == {6}
+    plain = rt.plan(rt.parse(base))[0]
+    assert plain["start_epoch"] is None and "start_epoch" not in repr(rt.unit_key(plain))
+    assert rt.unit_key(units[1]) != rt.unit_key(plain)
+
+    kept = []
+
+    class Spy(rt.StepEarlyStopping):
+        def on_train_end(self, net, **kwargs):
+            kept.append((self.start_epoch, self.best_epoch_))
+            super().on_train_end(net, **kwargs)
+
+    monkeypatch.setattr(rt, "StepEarlyStopping", Spy)
+    record = rt.run_unit(units[0], args, 1)
+    assert record["start_epoch"] == 6 and record["fold"] == 2
+    assert kept[-1] == (6, record["best_epoch"]) and record["best_epoch"] >= 6
+    assert record["epochs_run"] >= 6 - 1 + 2
+    for bad in (["--fair-start-epoch", "1"], ["--only-folds", "3"]):
+        with pytest.raises(SystemExit):
+            rt.parse([*base, *bad])
+
+
 def test_reproduce_table1_inner_scoring_chooses_by_the_inner_cross_entropy(
         tmp_path, monkeypatch):
     """``--inner-scoring neg_log_loss``: each inner fit is scored by the cross-entropy of

@@ -222,3 +222,60 @@ def test_step_early_stopping_rejects_bad_patience_naming_it(small, param, value)
                            callbacks=[("schedule", ScoreSchedule(SCORES)), ("stop", stopper)])
     with pytest.raises(ValueError, match=param):
         clf.fit(X, y)
+
+
+# a chance dip at epoch 2, then the real descent to epoch 6
+DIP = [5.0, 1.0, 4.0, 3.9, 3.8, 3.0] + [3.5] * 60
+
+
+@pytest.mark.parametrize(("start_epoch", "best", "stop"), [
+    (1, 2, 2 + 3),   # the dip is kept and ends the fit three epochs later
+    (3, 6, 6 + 3),   # the dip is warm-up: the best from epoch 3 on is epoch 6
+    (7, 7, 7 + 3),   # after the descent: the first counted epoch is the best
+])
+def test_step_early_stopping_ignores_the_epochs_before_start_epoch(start_epoch, best, stop):
+    stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                load_best=False, start_epoch=start_epoch)
+    assert stopped_at(stopper, DIP, 8) == stop
+    assert stopper.best_epoch_ == best and stopper.misses_ == 3
+
+
+@pytest.mark.parametrize("start_epoch", [2, 3])
+def test_a_fit_whose_best_is_not_before_start_epoch_stops_the_same(start_epoch):
+    """SCORES' best is epoch 3: waiting until epoch 2 or 3 changes neither the stop, nor
+    the best epoch, nor the restored weights (a fitted model equal to start_epoch=1's)."""
+    X, y = make_graphs(24)
+    fits = []
+    for start in (1, start_epoch):
+        stopper = StepEarlyStopping(monitor="score", patience=4, patience_steps=6,
+                                    start_epoch=start)
+        clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0, callbacks=[
+            ("schedule", ScoreSchedule(SCORES)), ("stop", stopper)]).fit(X, y)
+        fits.append((len(clf.history), stopper.best_epoch_, clf.module_.state_dict()))
+    assert fits[0][:2] == fits[1][:2] == (3 + 4, 3)
+    for key, value in fits[0][2].items():
+        assert torch.equal(value, fits[1][2][key]), key
+
+
+def test_a_fit_that_ends_before_start_epoch_keeps_its_last_weights():
+    X, y = make_graphs(24)
+    stopper = StepEarlyStopping(monitor="score", patience=2, start_epoch=10)
+    clf = VIBGSLClassifier(max_epochs=4, batch_size=8, random_state=0, callbacks=[
+        ("schedule", ScoreSchedule(SCORES)), ("stop", stopper)])
+    clf.fit(X, y)
+    last = {k: v.clone() for k, v in clf.module_.state_dict().items()}
+    assert len(clf.history) == 4 and stopper.best_epoch_ == 0
+    assert stopper.best_model_weights_ is None
+    reference = VIBGSLClassifier(max_epochs=4, batch_size=8, random_state=0, callbacks=[
+        ("schedule", ScoreSchedule(SCORES))]).fit(X, y)
+    for key, value in reference.module_.state_dict().items():
+        assert torch.equal(value, last[key]), key
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_step_early_stopping_rejects_a_bad_start_epoch(bad):
+    X, y = make_graphs(8)
+    clf = VIBGSLClassifier(max_epochs=2, callbacks=[
+        ("stop", StepEarlyStopping(monitor="train_loss", start_epoch=bad))])
+    with pytest.raises(ValueError, match="start_epoch must be an int >= 1"):
+        clf.fit(X, y)
