@@ -319,9 +319,9 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None,
             out.update(branch_gate=best[-1].module_.branch_gate.item())
         if unit["patience"]:  # the refit's own stopping point
             history = search.best_estimator_[-1].history
-            start = unit.get("start_epoch") or 1  # the epochs before it cannot be kept
+            first = unit.get("start_epoch") or 1  # the epochs before it cannot be kept
             out.update(epochs_run=len(history),
-                       best_epoch=int(np.argmin(history[start - 1:, "valid_ce"])) + start)
+                       best_epoch=int(np.argmin(history[first - 1:, "valid_ce"])) + first)
     out.update(test_acc=float(out["test_acc"]), seconds=time.perf_counter() - start)
     return out
 

@@ -132,8 +132,8 @@ def report(results: Path, start: int) -> str:
              "(observed / channel) | one-class folds |", "|---|---|---|---|---|---|---|---|"]
     for dataset, n in SEEDS.items():
         for backbone in ("gcn", "gin"):
-            n = FEWER.get((dataset, backbone), n)
-            sets = [pair(results, dataset, backbone, seed, start) for seed in range(n)]
+            n_sets = FEWER.get((dataset, backbone), n)
+            sets = [pair(results, dataset, backbone, seed, start) for seed in range(n_sets)]
             done = [p for p in sets if p is not None]
             if not done:
                 lines.append(f"| {dataset} | {backbone.upper()} | not run | | | | | |")
@@ -146,7 +146,7 @@ def report(results: Path, start: int) -> str:
             lines.append(
                 f"| {dataset} | {backbone.upper()} | "
                 + " / ".join(f"{p['delta']:+.2f}" for p in done)
-                + f" ({len(done)} of {n} sets) | **{diffs.mean():+.2f}** ({wtl(diffs)}) | "
+                + f" ({len(done)} of {n_sets} sets) | **{diffs.mean():+.2f}** ({wtl(diffs)}) | "
                 + before_text + " | "
                 + f"{sum(p['reruns'][0] for p in done)} / {sum(p['reruns'][1] for p in done)} | "
                 + f"{np.mean([p['acc'][0] for p in done]):.1f} / "

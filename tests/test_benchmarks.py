@@ -359,6 +359,7 @@ def test_reproduce_table1_fair_start_epoch_keeps_no_earlier_epoch(tmp_path, monk
     assert record["start_epoch"] == 6 and record["fold"] == 2
     assert kept[-1] == (6, record["best_epoch"]) and record["best_epoch"] >= 6
     assert record["epochs_run"] >= 6 - 1 + 2
+    assert 0 < record["seconds"] < 300  # the unit's own wall time
     for bad in (["--fair-start-epoch", "1"], ["--only-folds", "3"]):
         with pytest.raises(SystemExit):
             rt.parse([*base, *bad])
