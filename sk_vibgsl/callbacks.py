@@ -118,7 +118,8 @@ class StepEarlyStopping(EarlyStopping):
     threshold : float, default=0.0
         Smallest improvement that counts.
     start_epoch : int, default=1
-        The first epoch (counted from 1) that can be the best; the fit runs at
+        The first epoch that can be the best (the history's ``epoch``, counted
+        from 1 and continued by a warm-started fit); the fit runs at
         least ``start_epoch - 1 + patience`` epochs when ``max_epochs`` allows.
         A fit whose best epoch under ``start_epoch=1`` is ``start_epoch`` or
         later stops at the same epoch with the same weights: waiting only
