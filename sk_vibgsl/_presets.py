@@ -52,7 +52,7 @@ PAPER_PARAMS: dict = {
 #: COLLAB and REDDIT-BINARY (−0.1 / +0.3 / +0.5 over five sets of ten folds,
 #: +3.4 over two, −0.2 / +0.6 on one; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
-#: graph); with GIN it lost on COLLAB (−0.7 over four sets of folds; −0.49
+#: graph); with GIN it lost on COLLAB (−0.51 over five sets of folds; −0.34
 #: when both sides' early stopping keeps no epoch before the 10th,
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
