@@ -317,11 +317,9 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None,
             out.update(learned_mix=best[-1].module_.mix.item())
         if getattr(best[-1], "observed_branch", False):  # the learned channel's gate α
             out.update(branch_gate=best[-1].module_.branch_gate.item())
-        if unit["patience"]:  # the refit's own stopping point
-            history = search.best_estimator_[-1].history
-            first = unit.get("start_epoch") or 1  # the epochs before it cannot be kept
-            out.update(epochs_run=len(history),
-                       best_epoch=int(np.argmin(history[first - 1:, "valid_ce"])) + first)
+        if unit["patience"]:  # the refit's own stopping point: the epoch its callback kept
+            stop = dict(best[-1].callbacks_)["early_stopping"]
+            out.update(epochs_run=len(best[-1].history), best_epoch=int(stop.best_epoch_))
     out.update(test_acc=float(out["test_acc"]), seconds=time.perf_counter() - start)
     return out
 

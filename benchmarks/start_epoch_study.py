@@ -35,10 +35,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
+from structure_study import predicts_one_class, read  # benchmarks/structure_study.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SEEDS = {"MUTAG": 5, "IMDB-BINARY": 5, "IMDB-MULTI": 5, "NCI1": 2, "COLLAB": 5}
@@ -61,18 +61,10 @@ def suffix(seed: int) -> str:
 
 
 def records(folder: Path, dataset: str, backbone: str, **match) -> dict[int, dict]:
-    """Fold -> record of ``dataset``/``backbone`` in ``folder/table1_runs.jsonl``
-    (``{}`` when there is none); ``match``: fields the record must have."""
-    path = folder / "table1_runs.jsonl"
-    if not path.exists():
-        return {}
-    out = {}
-    for line in path.read_text().splitlines():
-        r = json.loads(line)
-        if (r["protocol"] == "fair" and r["dataset"] == dataset and r["backbone"] == backbone
-                and all(r.get(k) == v for k, v in match.items())):
-            out[r["fold"]] = r
-    return out
+    """Fold -> fair record of ``dataset``/``backbone`` in ``folder`` (``{}`` when there is
+    none); ``match``: fields the record must have."""
+    return {fold: r for (d, b, fold), r in read(folder).items()
+            if d == dataset and b == backbone and all(r.get(k) == v for k, v in match.items())}
 
 
 def side_records(results: Path, dataset: str, backbone: str, seed: int, side: int,
@@ -94,10 +86,6 @@ def needed(before: dict[int, dict] | None, start: int, folds: int = 10) -> list[
     return sorted(f for f, r in before.items() if r["best_epoch"] < start)
 
 
-def one_class(record: dict) -> bool:
-    return sum(1 for n in (record.get("test_predicted") or {}).values() if n > 0) == 1
-
-
 def pair(results: Path, dataset: str, backbone: str, seed: int, start: int) -> dict | None:
     """The channel against the observed graph on one set of folds, under the warm-up;
     ``None`` while a needed re-run is missing."""
@@ -112,7 +100,7 @@ def pair(results: Path, dataset: str, backbone: str, seed: int, start: int) -> d
         before_sides.append(before)
     diff = np.array([under[1][f]["test_acc"] - under[0][f]["test_acc"] for f in range(10)])
     out = {"delta": float(diff.mean()), "diffs": diff.tolist(), "reruns": rerun_count,
-           "one_class": [sum(one_class(r) for r in u.values()) for u in under],
+           "one_class": [sum(predicts_one_class(r) for r in u.values()) for u in under],
            "acc": [float(np.mean([r["test_acc"] for r in u.values()])) for u in under]}
     if all(b is not None and len(b) == 10 for b in before_sides):
         out["delta_before"] = float(np.mean([before_sides[1][f]["test_acc"]

@@ -49,6 +49,12 @@ def read(folder: Path) -> dict[tuple, dict]:
     return out
 
 
+def predicts_one_class(record: dict) -> bool:
+    """Whether a record's refit put its whole test fold in one class (``test_predicted``:
+    class -> count; ``False`` for records without it)."""
+    return sum(n > 0 for n in (record.get("test_predicted") or {}).values()) == 1
+
+
 def majority_rates(dataset: str, data_home: str | None, n_folds: int, seed: int) -> list[float]:
     """Majority-class share of each outer test fold (as reproduce_table1 splits)."""
     from sklearn.model_selection import StratifiedKFold
@@ -109,8 +115,9 @@ def compare(results: Path, data_home: str | None) -> dict:
                 predicted = {f: records[(dataset, backbone, f)].get("test_predicted")
                              for f in collapsed}
                 if any(v is not None for v in predicted.values()):
-                    entry.update(one_class_folds=[f for f, v in predicted.items() if v is not None
-                                                  and sum(n > 0 for n in v.values()) == 1],
+                    entry.update(one_class_folds=[
+                                     f for f in collapsed
+                                     if predicts_one_class(records[(dataset, backbone, f)])],
                                  collapsed_unrecorded=[f for f, v in predicted.items()
                                                        if v is None])
                 base = settings.get(baseline_of(name), {})
