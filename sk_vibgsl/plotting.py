@@ -34,6 +34,7 @@ __all__ = [
     "graph_layout",
     "n_edges",
     "plot_beta_sweep",
+    "plot_density",
     "plot_feature_mask",
     "plot_ib_graph",
     "plot_training_curves",
@@ -207,6 +208,17 @@ def _history(estimator_or_history: Any) -> list[dict]:
     return list(history)
 
 
+def _plot_key(ax: Any, history: list[dict], key: str) -> None:
+    """One line of ``key`` per epoch where recorded: solid for ``train_*``,
+    dashed otherwise; nothing when no epoch has it."""
+    rows = [row for row in history if key in row]
+    if not rows:
+        return
+    epochs = [row.get("epoch", k + 1) for k, row in enumerate(rows)]
+    style = "-" if key.startswith("train") else "--"
+    ax.plot(epochs, [float(row[key]) for row in rows], style, label=key)
+
+
 _PANELS = (
     ("loss", "total loss", ("train_loss", "valid_loss")),
     ("ce", "cross-entropy", ("train_ce", "valid_ce")),
@@ -243,17 +255,57 @@ def plot_training_curves(estimator_or_history: Any, axes: Any = None) -> np.ndar
         raise ValueError(f"axes must hold 3 Axes (loss, CE, KL), got {len(axes)}.")
     for ax, (_, title, keys) in zip(axes, _PANELS):
         for key in keys:
-            rows = [row for row in history if key in row]
-            if not rows:
-                continue
-            epochs = [row.get("epoch", k + 1) for k, row in enumerate(rows)]
-            style = "-" if key.startswith("train") else "--"
-            ax.plot(epochs, [float(row[key]) for row in rows], style, label=key)
+            _plot_key(ax, history, key)
         ax.set_title(title)
         ax.set_xlabel("epoch")
         if ax.lines:
             ax.legend()
     return axes
+
+
+def plot_density(estimator_or_history: Any, ax: Any = None) -> Any:
+    r"""Density of the learned graph per epoch, train and validation.
+
+    Reads ``train_density`` and, with a validation split, ``valid_density``
+    from skorch's history: per epoch the mean over the epoch's graphs of
+
+    .. math::
+        \rho(A) = \frac{|\{u < v : A_{uv} \ne 0\}|}{n (n - 1) / 2},
+
+    the share of node pairs joined by a learned edge (the observed graph's
+    when ``structure_mix=1``). Training graphs are counted on the sampled
+    graphs the model trained on (concrete relaxation, then the threshold
+    :math:`a_0`), validation graphs on the deterministic inference graph.
+    A line that stays at 1 is a complete IB-graph (the paper's model); one
+    that falls to 0 is an empty one.
+
+    Parameters
+    ----------
+    estimator_or_history : fitted VIBGSLClassifier, Pipeline ending in one, or skorch History
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        One line per key present (label the key), y axis from 0 to 1.
+    """
+    history = _history(estimator_or_history)
+    keys = [k for k in ("train_density", "valid_density") if any(k in row for row in history)]
+    if not keys:
+        raise ValueError(
+            "The history has no `train_density`: fit a VIBGSLClassifier of this "
+            "release (older histories and custom modules may not record it)."
+        )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    for key in keys:
+        _plot_key(ax, history, key)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("kept edges / node pairs")
+    ax.set_title("learned graph density")
+    ax.legend()
+    return ax
 
 
 def plot_beta_sweep(

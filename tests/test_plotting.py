@@ -22,6 +22,7 @@ from sk_vibgsl.plotting import (  # noqa: E402
     draw_graph,
     n_edges,
     plot_beta_sweep,
+    plot_density,
     plot_feature_mask,
     plot_ib_graph,
     plot_training_curves,
@@ -121,6 +122,45 @@ def test_plot_training_curves_without_validation_and_from_history():
     np.testing.assert_allclose(axes[2].lines[0].get_ydata(), clf.history[:, "train_kl"])
     with pytest.raises(ValueError, match="No training history"):
         plot_training_curves(VIBGSLClassifier())
+
+
+def test_plot_density_lines_equal_history(fitted):
+    clf, _, _ = fitted
+    ax = plot_density(clf)
+    lines = {line.get_label(): line for line in ax.lines}
+    assert set(lines) == {"train_density", "valid_density"}
+    for key, line in lines.items():
+        np.testing.assert_allclose(line.get_ydata(), clf.history[:, key])
+        np.testing.assert_array_equal(line.get_xdata(), clf.history[:, "epoch"])
+    assert lines["train_density"].get_linestyle() == "-"
+    assert lines["valid_density"].get_linestyle() == "--"
+    assert ax.get_ylim() == (0, 1.02)
+
+
+def test_plot_density_shows_a_sparse_graph_forming():
+    """With top-1 selection a graph of n nodes keeps at most n of its
+    n(n-1)/2 pairs, so every drawn epoch is at most 2/(n-1); the paper's
+    learner on the same graphs draws a denser line."""
+    rng = np.random.default_rng(0)
+    X = []
+    for _ in range(30):
+        adj = np.triu(rng.random((12, 12)) < 0.3, 1).astype(np.float32)
+        X.append((rng.normal(size=(12, 3)).astype(np.float32), adj + adj.T))
+    y = np.arange(30) % 2
+    sparse = VIBGSLClassifier(max_epochs=2, random_state=0, edge_score="cosine",
+                              structure_k=1).fit(X, y)
+    [line] = plot_density(sparse.history).lines
+    assert line.get_label() == "train_density"
+    assert (line.get_ydata() <= 2 / 11 + 1e-6).all()
+    complete = VIBGSLClassifier(max_epochs=2, random_state=0).fit(X, y)
+    assert (plot_density(complete).lines[0].get_ydata() > 2 / 11).all()
+
+
+def test_plot_density_without_density_names_the_key():
+    with pytest.raises(ValueError, match="train_density"):
+        plot_density([{"epoch": 1, "train_loss": 0.5}])
+    with pytest.raises(ValueError, match="No training history"):
+        plot_density(VIBGSLClassifier())
 
 
 def _cv_results():
