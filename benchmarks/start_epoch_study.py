@@ -41,7 +41,8 @@ import numpy as np
 from structure_study import predicts_one_class, read  # benchmarks/structure_study.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SEEDS = {"MUTAG": 5, "IMDB-BINARY": 5, "IMDB-MULTI": 5, "NCI1": 2, "COLLAB": 5}
+SEEDS = {"MUTAG": 5, "IMDB-BINARY": 5, "IMDB-MULTI": 5, "NCI1": 2, "COLLAB": 5,
+         "REDDIT-BINARY": 1}
 FEWER = {("COLLAB", "gcn"): 4}  # sets of folds the channel's records have, where fewer
 #: dataset -> (the observed graph's records, the channel's records or None: run whole)
 SOURCES = {
@@ -51,6 +52,8 @@ SOURCES = {
     "IMDB-MULTI": ("structure_study_epyc{S}/observed", None),
     "NCI1": ("structure_study{S}/observed", "structure_study_tie_tolerance{S}/branch_cos_top4"),
     "COLLAB": ("structure_study{S}/observed", "structure_study_tie_tolerance{S}/branch_cos_top4"),
+    "REDDIT-BINARY": ("structure_study{S}/observed",
+                      "structure_study_tie_tolerance{S}/branch_cos_top4"),
 }
 ROWS = ("observed_se10", "branch_cos_top4_se10")  # the re-runs, per side
 RERUNS = "structure_study_start_epoch{S}"
