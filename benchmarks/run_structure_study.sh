@@ -49,6 +49,8 @@ run mix05_learned "${V[@]}" --set structure_mix=0.5 --set learn_mix=True
 run branch "${V[@]}" --set observed_branch=True
 # its control: the same two gated branches, the second on (almost) the observed graph as well
 # (0.999 A_obs + 0.001 A_IB): what the second GNN and the gate add without a learned graph
+# (REDDIT-BINARY with GIN, seed 0: declared on 2026-11-28 at 15:49 before it ran, to tell the
+# learned channel's +5.35 there from what the second GIN and the gate add alone)
 run branch_control "${V[@]}" --set observed_branch=True --set structure_mix=0.999
 # the parameter set LEARNED_CHANNEL_PARAMS: the learned graph in a channel of its own, each node
 # keeping its 4 best partners by the bounded cosine score
