@@ -1,16 +1,17 @@
 """Dense against sparse first-layer products on mostly-zero node features.
 
 The numbers behind ``sk_vibgsl.nn._feature_product``'s thresholds
-(``SPARSE_MAX_DENSITY``, ``SPARSE_MIN_OUT``): for ``rows`` node-feature rows of
+(``SPARSE_ROUTES``): for ``rows`` node-feature rows of
 width ``d`` at a given share of nonzeros (one-hot rows where the density is
 ``1/d``), the time of ``X Wᵀ`` and the gradient of ``W`` through the dense
 product and through the sparse one (``X.to_sparse()`` and
 ``torch.sparse.mm``, conversion included), medians over ``--repeats`` runs,
 one torch thread. Also which route ``feature_product`` takes there.
 
-    python benchmarks/bench_feature_product.py [--rows 5000] [--repeats 30]
+    python benchmarks/bench_feature_product.py [--rows 5000] [--repeats 30] [--tag epyc]
 
-Writes ``benchmarks/results/feature_product.md`` (``--results-dir``).
+Writes ``benchmarks/results/feature_product.md`` (``--results-dir``;
+``feature_product_<tag>.md`` with ``--tag``, for another machine's record).
 """
 
 from __future__ import annotations
@@ -23,13 +24,9 @@ import time
 from pathlib import Path
 
 import torch
+from _machine import cpu_model  # benchmarks/_machine.py
 
-from sk_vibgsl.nn._feature_product import (
-    SPARSE_MAX_DENSITY,
-    SPARSE_MIN_OUT,
-    SPARSE_MIN_WIDTH,
-    uses_sparse_product,
-)
+from sk_vibgsl.nn._feature_product import SPARSE_ROUTES, uses_sparse_product
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -74,6 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--outs", type=int, nargs="+", default=[16, 32, 64, 256])
     parser.add_argument("--densities", type=float, nargs="+", default=[0.005, 0.01, 0.03])
     parser.add_argument("--results-dir", default=str(RESULTS))
+    parser.add_argument("--tag", default="", help="file suffix: feature_product_<tag>.md")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     lines = [
@@ -81,12 +79,14 @@ def main(argv: list[str] | None = None) -> None:
         "",
         f"Command: `python benchmarks/bench_feature_product.py {' '.join(sys.argv[1:])}`".rstrip(),
         "",
-        f"Machine: {platform.machine()}, 1 torch thread; torch {torch.__version__}. "
+        f"Machine: {platform.machine()} ({cpu_model()}), 1 torch thread; "
+        f"torch {torch.__version__}. "
         f"{args.rows} rows; forward and the weight's gradient; medians over "
         f"{args.repeats} runs in ms; sparse includes the conversion `X.to_sparse()`. "
-        f"`route`: what `feature_product` takes (sparse at density <= {SPARSE_MAX_DENSITY} "
-        f"of a row sample, >= {SPARSE_MIN_WIDTH} feature columns and >= {SPARSE_MIN_OUT} "
-        "output columns).",
+        "`route`: what `feature_product` takes (sparse where one of "
+        + ", ".join(f"(>= {w} feature columns, >= {o} output columns, density <= {r} "
+                    "of a row sample)" for w, o, r in SPARSE_ROUTES)
+        + ").",
         "",
         "| d | density | out | dense ms | sparse ms | sparse/dense | route |",
         "|---:|---|---:|---:|---:|---:|---|",
@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> None:
                 lines.append(row)
     out_dir = Path(args.results_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "feature_product.md").write_text("\n".join(lines) + "\n")
+    stem = f"feature_product_{args.tag}" if args.tag else "feature_product"
+    (out_dir / f"{stem}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -69,15 +69,16 @@ def test_dense_route_where_the_sparse_one_does_not_pay_or_cannot_run(case, monke
     calls = _sparse_product_calls(monkeypatch)
     d = 400
     x, out = _one_hot(300, d), 64
+    narrowest = min(width for width, _, _ in _feature_product.SPARSE_ROUTES)
     if case == "dense features":
         x = torch.randn(300, d)
     elif case == "few feature columns":
-        d = _feature_product.SPARSE_MIN_WIDTH - 1
+        d = narrowest - 1
         x = torch.zeros(300, d)
         x[:, 0] = 1.0
-        x[3:] = 0.0  # density well below the threshold, but too narrow
+        x[3:] = 0.0  # density well below every route's bound, but too narrow
     elif case == "few output columns":
-        out = _feature_product.SPARSE_MIN_OUT - 1
+        out = min(o for _, o, _ in _feature_product.SPARSE_ROUTES) - 1
     elif case == "features need a gradient":
         x.requires_grad_(True)
     elif case == "float16":
@@ -91,11 +92,30 @@ def test_dense_route_where_the_sparse_one_does_not_pay_or_cannot_run(case, monke
     assert torch.equal(got, x @ w.T)
 
 
-def test_density_threshold_is_read_from_a_sample_of_rows():
-    x = torch.zeros(1000, 300)
-    x[:, :3] = 1.0  # density 0.01
+@pytest.mark.parametrize(
+    ("d", "out", "ones_per_row", "sparse"),
+    [
+        (400, 32, 1, True),  # wide route: density 0.0025
+        (400, 32, 3, False),  # 0.0075: above 0.005; too few outputs for 0.01
+        (400, 64, 3, True),  # the narrower route allows 0.01 from 64 outputs
+        (136, 64, 1, True),  # IMDB-BINARY's one-hot degrees under the default's two weights
+        (136, 32, 1, False),  # too few outputs for 136 columns
+        (136, 96, 2, False),  # density 0.0147: above every route
+        (127, 96, 1, False),  # too few columns for either route
+    ],
+)
+def test_routes_by_columns_outputs_and_density(d, out, ones_per_row, sparse):
+    x = torch.zeros(1000, d)
+    x[:, :ones_per_row] = 1.0
+    assert uses_sparse_product(x, out) is sparse
+
+
+def test_density_is_read_from_about_256_evenly_spaced_rows():
+    x = torch.zeros(1000, 400)
+    x[::3, :6] = 1.0  # 0.015 in the sampled rows (every third), 0.005 over all rows
     assert not uses_sparse_product(x, 64)
-    x = _one_hot(1000, 400)  # density 0.0025
+    x = torch.zeros(1000, 400)
+    x[1::3, :6] = 1.0  # the same density over all rows, none in the sample
     assert uses_sparse_product(x, 64)
 
 
@@ -132,7 +152,7 @@ def test_model_output_and_gradients_are_those_of_the_dense_product(
     calls = _sparse_product_calls(monkeypatch)
     logits, grads = run()
     assert calls, "the one-hot features should take the sparse route"
-    monkeypatch.setattr(_feature_product, "SPARSE_MAX_DENSITY", -1.0)
+    monkeypatch.setattr(_feature_product, "SPARSE_ROUTES", ())
     calls.clear()
     logits_dense, grads_dense = run()
     assert calls == []

@@ -8,19 +8,20 @@ almost all of its work on zeros -- a quarter of a CPU training epoch there.
 
 :func:`feature_product` takes the sparse route where it pays: the rows are
 turned into a COO matrix (one pass over ``X``) and multiplied by
-:func:`torch.sparse.mm`, whose weight gradient touches only the nonzeros. On
-one CPU thread, 5,000 one-hot rows of 492 columns times 64 output columns
-(forward and backward): dense 9.1 ms, sparse 4.4 ms (about 3 ms of it the
-conversion); at density 0.01 the two are even with 32 output columns, and at
-0.03 dense wins with 64; on 136 columns the two are within noise of each
-other (``benchmarks/results/feature_product.md``). So the sparse route is
-taken on CPU for float32/float64 features that need no gradient, when they
-have at least :data:`SPARSE_MIN_WIDTH` columns, the product has at least
-:data:`SPARSE_MIN_OUT` output columns and a sample of the rows has at most
-:data:`SPARSE_MAX_DENSITY` nonzero entries. It computes the same sums
-(exactly the same for one-hot rows, whose dot products have a single nonzero
-term; otherwise up to float rounding, as the terms are added in another
-order).
+:func:`torch.sparse.mm`, whose weight gradient touches only the nonzeros.
+Forward and weight gradient, one CPU thread (``benchmarks/results/
+feature_product.md`` and ``feature_product_epyc.md``): 5,000 one-hot rows of
+492 columns times 64 output columns, dense 9.1 ms, sparse 4.4 ms (about 3 ms
+of it the conversion) on an Intel CPU; 136 one-hot columns (IMDB-BINARY's
+degrees) times 64 columns, sparse/dense 0.83 there and 0.65 on an AMD EPYC,
+times 96 (the learned channel's three first weights, twice under the feature
+mask) 0.47 on the AMD EPYC; but 64 one-hot columns times 64, 1.18 on the
+Intel CPU. So the sparse route is taken on CPU for float32/float64 features
+that need no gradient when one of :data:`SPARSE_ROUTES` holds: enough feature
+columns, enough output columns, and at most a share of nonzero entries in a
+sample of the rows. It computes the same sums (exactly the same for one-hot
+rows, whose dot products have a single nonzero term; otherwise up to float
+rounding, as the terms are added in another order).
 """
 
 from __future__ import annotations
@@ -29,41 +30,45 @@ import torch
 from torch import Tensor
 
 __all__ = [
-    "SPARSE_MAX_DENSITY",
-    "SPARSE_MIN_OUT",
-    "SPARSE_MIN_WIDTH",
+    "SPARSE_ROUTES",
     "feature_product",
     "uses_sparse_product",
 ]
 
-SPARSE_MAX_DENSITY = 0.005
-"""Largest share of nonzero feature entries for which the sparse route is taken."""
-SPARSE_MIN_OUT = 32
-"""Fewest output columns for which the sparse route is taken (below it the dense
-product is cheaper than converting ``X``)."""
-SPARSE_MIN_WIDTH = 256
-"""Fewest feature columns for which the sparse route is taken."""
+SPARSE_ROUTES: tuple[tuple[int, int, float], ...] = ((256, 32, 0.005), (128, 64, 0.01))
+"""``(fewest feature columns, fewest output columns, largest share of nonzero
+entries)`` for which the sparse route is taken; any one suffices. Wide
+features pay from 32 output columns at density 0.005 (at 0.01 and 32 columns
+dense won, 1.15× on the Intel CPU); from 128 columns they pay from 64 output
+columns up to density 0.01 (0.67–0.94× on both CPUs), and 64 columns never
+paid on the Intel CPU at 64 output columns. Below the output bound the dense
+product is cheaper than converting ``X``."""
 _SAMPLE_ROWS = 256
 
 
 def uses_sparse_product(x: Tensor, out_columns: int) -> bool:
     """Whether :func:`feature_product` multiplies ``x`` (``rows × d``) as a
-    sparse matrix: CPU, float32/float64, no gradient wanted for ``x``, at least
-    :data:`SPARSE_MIN_WIDTH` columns and :data:`SPARSE_MIN_OUT` output columns,
-    and at most :data:`SPARSE_MAX_DENSITY` nonzeros in about 256 evenly spaced
-    rows."""
+    sparse matrix: CPU, float32/float64, no gradient wanted for ``x``, and a
+    route of :data:`SPARSE_ROUTES` whose column bounds ``d`` and
+    ``out_columns`` meet, with at most its share of nonzeros in about 256
+    evenly spaced rows."""
     if (
         x.device.type != "cpu"
         or x.dtype not in (torch.float32, torch.float64)
         or x.requires_grad
         or x.dim() != 2
-        or out_columns < SPARSE_MIN_OUT
-        or x.shape[-1] < SPARSE_MIN_WIDTH
         or x.numel() == 0
     ):
         return False
+    routes = [
+        max_density
+        for min_width, min_out, max_density in SPARSE_ROUTES
+        if x.shape[-1] >= min_width and out_columns >= min_out
+    ]
+    if not routes:
+        return False
     sample = x[:: max(1, x.shape[0] // _SAMPLE_ROWS)]
-    return int(torch.count_nonzero(sample)) <= SPARSE_MAX_DENSITY * sample.numel()
+    return int(torch.count_nonzero(sample)) <= max(routes) * sample.numel()
 
 
 def feature_product(x: Tensor, weight: Tensor) -> Tensor:
