@@ -57,8 +57,9 @@ PAPER_PARAMS: dict = {
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
 #: bare feature table its second GNN sees none), and its IMDB-BINARY training
-#: epoch takes about 1.3× plain PyG GCN's (the default's 0.8×), above the
-#: bound a default must meet. ``benchmarks/results/structure_study/``
+#: epoch takes about 1.3× plain PyG GCN's on an Intel CPU (the default's 0.8×)
+#: and 1.55× on an AMD EPYC (the default's 0.95×), above the bound a default
+#: must meet. ``benchmarks/results/structure_study/``
 #: has the records; the guide's "A channel of its own" the discussion.
 LEARNED_CHANNEL_PARAMS: dict = {
     "observed_branch": True,
