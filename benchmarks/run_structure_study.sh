@@ -50,7 +50,8 @@ run branch "${V[@]}" --set observed_branch=True
 # its control: the same two gated branches, the second on (almost) the observed graph as well
 # (0.999 A_obs + 0.001 A_IB): what the second GNN and the gate add without a learned graph
 # (REDDIT-BINARY with GIN, seed 0: declared on 2026-11-28 at 15:49 before it ran, to tell the
-# learned channel's +5.35 there from what the second GIN and the gate add alone)
+# learned channel's +5.35 there from what the second GIN and the gate add alone; stopped at
+# 16:32 after one fold of ten, at 40 s an epoch: see branch_cos_top4_control below)
 run branch_control "${V[@]}" --set observed_branch=True --set structure_mix=0.999
 # the parameter set LEARNED_CHANNEL_PARAMS: the learned graph in a channel of its own, each node
 # keeping its 4 best partners by the bounded cosine score
@@ -59,6 +60,14 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # the bounded cosine score with per-node top-4, or with the structure's KL term (gamma = 0.1
 # towards r = 0.05), which thins the graph as gamma grows
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
+# its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
+# same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
+# LEARNED_CHANNEL_PARAMS gains beyond its second GNN and gate. branch_control's complete
+# learned graph costs 40 s an epoch on REDDIT-BINARY (CPU, two fits sharing two cores) against
+# the channel's 6; this one costs the channel's. REDDIT-BINARY with GIN, seed 0, in
+# OUT=benchmarks/results/structure_study_tie_tolerance (beside the channel's re-run): declared
+# on 2026-11-28 at 16:34 before it ran (branch_control's run there was stopped after one fold)
+run branch_cos_top4_control "${V[@]}" "${CHANNEL[@]}" --set structure_mix=0.999
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
