@@ -39,10 +39,11 @@ SPARSE_ROUTES: tuple[tuple[int, int, float], ...] = ((256, 32, 0.005), (128, 64,
 """``(fewest feature columns, fewest output columns, largest share of nonzero
 entries)`` for which the sparse route is taken; any one suffices. Wide
 features pay from 32 output columns at density 0.005 (at 0.01 and 32 columns
-dense won, 1.15× on the Intel CPU); from 128 columns they pay from 64 output
-columns up to density 0.01 (0.67–0.94× on both CPUs), and 64 columns never
-paid on the Intel CPU at 64 output columns. Below the output bound the dense
-product is cheaper than converting ``X``."""
+dense won, 1.15× on the Intel CPU); 136 columns pay from 64 output columns up
+to density 0.01 (sparse/dense 0.55–0.74 on the AMD EPYC, 0.74–0.94 on the
+Intel CPU), not at 32 (0.95–1.27 and 1.25–1.62); 64 one-hot columns did not
+pay on the Intel CPU (1.18 at 64 output columns). Below the output bound the
+dense product is cheaper than converting ``X``."""
 _SAMPLE_ROWS = 256
 
 
