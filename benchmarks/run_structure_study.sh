@@ -219,6 +219,9 @@ run paper__deep "${V[@]}" "${DEEP[@]}"
 run branch__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=True
 # the sparse learned channel at that depth (goal 5: does the channel that gained +4.1 on NCI1 at
 # the default capacity keep a gain once the yardstick itself reaches 78.9?)
+# (NCI1, seed 1, both this row and observed__deep on the AMD EPYC with the tie tolerance, into
+# structure_study_tie_tolerance_seed1: declared on 2026-11-28 at 18:24 before they ran, for goal
+# 5's NCI1 >= 78 on a second set of folds; seed 0's row predates the tie tolerance)
 run branch_cos_top4__deep "${V[@]}" "${DEEP[@]}" "${CHANNEL[@]}"
 # the same without the second GNN (observed_branch="shared", see shared_cos_top4)
 run shared_cos_top4__deep "${V[@]}" "${DEEP[@]}" --set observed_branch=shared \
