@@ -66,7 +66,9 @@ run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # learned graph costs 40 s an epoch on REDDIT-BINARY (CPU, two fits sharing two cores) against
 # the channel's 6; this one costs the channel's. REDDIT-BINARY with GIN, seed 0, in
 # OUT=benchmarks/results/structure_study_tie_tolerance (beside the channel's re-run): declared
-# on 2026-11-28 at 16:33 before it ran (branch_control's run there was stopped after one fold)
+# on 2026-11-28 at 16:33 before it ran (branch_control's run there was stopped after one fold);
+# REDDIT-BINARY with GCN, seed 0, same folder: declared on 2026-11-28 at 18:26 before it ran,
+# to tell GCN's +5.0 there from what the second GCN and the gate add alone
 run branch_cos_top4_control "${V[@]}" "${CHANNEL[@]}" --set structure_mix=0.999
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
