@@ -34,6 +34,9 @@ run() {  # name, then reproduce_table1 arguments; ONLY (names) restricts the row
 }
 V=(--learners VIB-GSL)
 run observed --learners N/A
+# (IMDB-BINARY with GCN, seeds 1-4 on the AMD EPYC into structure_study_epyc_seedN, beside the
+# yardstick there: declared on 2026-11-28 at 18:42 before they ran, for the default's own
+# IMDB-BINARY level over five sets, which goal 5's candidates are compared with)
 run paper "${V[@]}"
 # one change at a time
 run cosine "${V[@]}" --set edge_score=cosine
