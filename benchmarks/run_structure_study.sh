@@ -35,7 +35,10 @@ run() {  # name, then reproduce_table1 arguments; ONLY (names) restricts the row
 V=(--learners VIB-GSL)
 # (REDDIT-BINARY, seed 1, GIN then GCN, on the AMD EPYC into structure_study_tie_tolerance_seed1,
 # with branch_cos_top4 below: declared on 2026-11-28 at 20:48 before it ran, the second set of
-# folds for the channel's REDDIT-BINARY gains, +5.35 with GIN and +5.0 with GCN on seed 0)
+# folds for the channel's REDDIT-BINARY gains, +5.35 with GIN and +5.0 with GCN on seed 0;
+# REDDIT-BINARY, seed 2, GCN then GIN, into structure_study_tie_tolerance_seed2 with
+# branch_cos_top4: declared on 2026-11-29 at 00:23 before it ran, the third set of folds, as
+# GCN's gain there was +5.0 on seed 0 but +0.25 on seed 1)
 run observed --learners N/A
 # (IMDB-BINARY with GCN, seeds 1-4 on the AMD EPYC into structure_study_epyc_seedN, beside the
 # yardstick there: declared on 2026-11-28 at 18:42 before they ran, for the default's own
@@ -66,6 +69,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # the bounded cosine score with per-node top-4, or with the structure's KL term (gamma = 0.1
 # towards r = 0.05), which thins the graph as gamma grows
 # (REDDIT-BINARY, seed 1, GIN then GCN: declared on 2026-11-28 at 20:48, with observed above)
+# (REDDIT-BINARY, seed 2, GCN then GIN: declared on 2026-11-29 at 00:23, with observed above)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
