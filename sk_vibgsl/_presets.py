@@ -50,7 +50,7 @@ PAPER_PARAMS: dict = {
 #: same backbone on the observed graph) with GCN it was never more than 0.5
 #: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
 #: COLLAB and REDDIT-BINARY (−0.1 / +0.3 / +0.5 over five sets of ten folds,
-#: +3.4 over two, +0.04 over four, +2.6 over two; NCI1's gain is the second GCN's
+#: +3.4 over two, +0.04 over four, +4.35 over three; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
 #: with GIN it lost on COLLAB (−0.51 over five sets of folds; −0.34 when
