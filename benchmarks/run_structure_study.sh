@@ -38,7 +38,13 @@ V=(--learners VIB-GSL)
 # folds for the channel's REDDIT-BINARY gains, +5.35 with GIN and +5.0 with GCN on seed 0;
 # REDDIT-BINARY, seed 2, GCN then GIN, into structure_study_tie_tolerance_seed2 with
 # branch_cos_top4: declared on 2026-11-29 at 00:23 before it ran, the third set of folds, as
-# GCN's gain there was +5.0 on seed 0 but +0.25 on seed 1)
+# GCN's gain there was +5.0 on seed 0 but +0.25 on seed 1; its GIN half, stopped after the
+# channel's fold 3 on the AMD EPYC, resumed at 03:05 on 2026-11-29 on an Intel Xeon (AVX512) with
+# the same command, so the channel's folds 4-9 run on another CPU than the observed graph's;
+# the observed graph's GIN folds 4-9 re-run on that Intel Xeon after it, with
+# OUT=benchmarks/results/structure_study_tie_tolerance_seed2_xeon EXTRA="--seed 2 --backbones gin
+# --only-folds 4 5 6 7 8 9" ONLY=observed: declared at 03:07 before it ran, to pair those folds on
+# one CPU as well)
 run observed --learners N/A
 # (IMDB-BINARY with GCN, seeds 1-4 on the AMD EPYC into structure_study_epyc_seedN, beside the
 # yardstick there: declared on 2026-11-28 at 18:42 before they ran, for the default's own
