@@ -29,6 +29,8 @@ Each folder holds a ``table1_runs.jsonl`` of ``benchmarks/reproduce_table1.py``.
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -114,11 +116,13 @@ def _range(lo_hi, fmt="{:g}") -> str:
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}–{fmt.format(hi)}"
 
 
-def report(rows: list[dict], s: dict, long: int, title: str) -> str:
-    """Markdown: the summary, then every fold."""
+def report(rows: list[dict], s: dict, long: int, title: str, command: str | None = None) -> str:
+    """Markdown: the command that wrote it (when given), the summary, then every fold."""
     w, t, lost = s["won_tied_lost"]
-    lines = [f"# {title}", "",
-             f"{s['n']} paired folds: mean Δ **{s['delta']:+.2f}** ({w}–{t}–{lost}).", ""]
+    lines = [f"# {title}", ""]
+    if command is not None:
+        lines += [f"`{command}`", ""]
+    lines += [f"{s['n']} paired folds: mean Δ **{s['delta']:+.2f}** ({w}–{t}–{lost}).", ""]
     for key, side in (("by_setting", "the setting's"), ("by_yardstick", "the yardstick's")):
         lines += [f"Split by {side} training length (at least {long} epochs, or fewer):", "",
                   "| group | folds | epochs run | setting acc | observed acc | mean Δ |",
@@ -155,12 +159,14 @@ def main(argv=None) -> None:
     parser.add_argument("--long", type=int, default=120,
                         help="a fit of at least this many epochs counts as long")
     parser.add_argument("--out", type=Path, default=None, help="write the report here too")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.long < 1:
         parser.error(f"--long must be a positive number of epochs, got {args.long}")
     rows = paired_folds(args.pair, args.dataset, args.backbone)
     text = report(rows, summary(rows, args.long), args.long,
-                  f"Training length and the paired gain: {args.dataset}, {args.backbone}")
+                  f"Training length and the paired gain: {args.dataset}, {args.backbone}",
+                  "python benchmarks/training_length.py " + shlex.join(argv))
     print(text)
     if args.out is not None:
         args.out.write_text(text)

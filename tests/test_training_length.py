@@ -82,5 +82,6 @@ def test_command_line_writes_the_report(tmp_path, capsys):
              str(tmp_path / "o"), "--long", "100", "--out", str(out)])
     assert out.read_text() == capsys.readouterr().out.rstrip("\n") + "\n"
     assert "| 0 | 1 | 90.0 | 200 (180) | 80.0 | 50 (30) | +10.0 |" in out.read_text()
+    assert "`python benchmarks/training_length.py --dataset REDDIT-BINARY " in out.read_text()
     with pytest.raises(SystemExit):
         tl.main(["--dataset", "X", "--backbone", "gcn", "--pair", "a", "b", "--long", "0"])
