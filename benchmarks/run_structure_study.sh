@@ -44,7 +44,10 @@ V=(--learners VIB-GSL)
 # the observed graph's GIN folds 4-9 re-run on that Intel Xeon after it, with
 # OUT=benchmarks/results/structure_study_tie_tolerance_seed2_xeon EXTRA="--seed 2 --backbones gin
 # --only-folds 4 5 6 7 8 9" ONLY=observed: declared at 03:07 before it ran, to pair those folds on
-# one CPU as well)
+# one CPU as well; then, declared at 04:30 before they ran, the observed graph's other GIN folds
+# (0-3) and its ten GCN folds on seed 2 on that Intel Xeon into the same folder, ONLY=observed
+# EXTRA="--seed 2 --backbones gin --only-folds 0 1 2 3", then EXTRA="--seed 2 --backbones gcn":
+# the same yardstick on the same folds on two CPUs, for how far arithmetic alone moves it)
 run observed --learners N/A
 # (IMDB-BINARY with GCN, seeds 1-4 on the AMD EPYC into structure_study_epyc_seedN, beside the
 # yardstick there: declared on 2026-11-28 at 18:42 before they ran, for the default's own
