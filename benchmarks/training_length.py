@@ -43,8 +43,13 @@ def paired_folds(pairs: list[tuple[Path, Path]], dataset: str, backbone: str) ->
     accuracies, both ``epochs_run`` and ``best_epoch``, and :math:`\\Delta`.
 
     A fold that only one side has is left out (a set still running); records of
-    two seeds within one pair, or a pair without any common fold, are errors."""
-    rows = []
+    two seeds within one pair, or a pair without any common fold, are errors. Where
+    two pairs give the same seed and fold (a yardstick re-run on another CPU),
+    the pairing whose two records ran on the same CPU (their ``cpu`` fields)
+    is kept, and between two such, or two without, the later pair's: so a set
+    whose setting resumed on another CPU pairs each fold on one CPU when the
+    yardstick was run on both."""
+    rows: dict[tuple, dict] = {}
     for setting_dir, yard_dir in pairs:
         setting, yard = read(Path(setting_dir)), read(Path(yard_dir))
         common = sorted(f for (d, b, f) in setting
@@ -63,14 +68,29 @@ def paired_folds(pairs: list[tuple[Path, Path]], dataset: str, backbone: str) ->
                 if r.get("epochs_run") is None:
                     raise ValueError(f"{folder}, fold {fold}: the {side}'s record has no "
                                      "epochs_run (written before it was recorded)")
-            rows.append({
+            key = (s.get("seed"), fold)
+            if key in rows and _same_cpu(rows[key]) and s.get("cpu") != y.get("cpu"):
+                continue
+            rows[key] = {
                 "seed": s.get("seed"), "fold": fold,
                 "acc": s["test_acc"], "epochs": s["epochs_run"], "best": s.get("best_epoch"),
                 "yard_acc": y["test_acc"], "yard_epochs": y["epochs_run"],
                 "yard_best": y.get("best_epoch"), "delta": s["test_acc"] - y["test_acc"],
                 "cpu": (s.get("cpu"), y.get("cpu")),
-            })
-    return rows
+            }
+    return [rows[k] for k in sorted(rows, key=lambda k: (k[0] is None, k))]
+
+
+def _same_cpu(row: dict) -> bool:
+    setting_cpu, yard_cpu = row["cpu"]
+    return setting_cpu == yard_cpu
+
+
+def _cpus(row: dict) -> str:
+    """The CPU both sides ran on, or ``setting's / yardstick's`` (names up to the
+    first comma; ``?`` where a record has none)."""
+    setting_cpu, yard_cpu = ((c or "?").split(",")[0] for c in row["cpu"])
+    return setting_cpu if setting_cpu == yard_cpu else f"{setting_cpu} / {yard_cpu}"
 
 
 def group(rows: list[dict], long: int, by: str) -> dict[str, dict]:
@@ -140,11 +160,11 @@ def report(rows: list[dict], s: dict, long: int, title: str, command: str | None
         lines += [f"Spearman ρ (the setting's epochs run, Δ) = {rho:+.2f} (p = {p:.2g}, "
                   f"{s['n']} folds).", ""]
     lines += ["| seed | fold | setting acc | epochs run (best) | observed acc | "
-              "epochs run (best) | Δ |", "|---:|---:|---:|---|---:|---|---:|"]
+              "epochs run (best) | Δ | CPU |", "|---:|---:|---:|---|---:|---|---:|---|"]
     for r in rows:
         lines.append(f"| {r['seed']} | {r['fold']} | {r['acc']:.1f} | {r['epochs']} "
                      f"({r['best']}) | {r['yard_acc']:.1f} | {r['yard_epochs']} "
-                     f"({r['yard_best']}) | {r['delta']:+.1f} |")
+                     f"({r['yard_best']}) | {r['delta']:+.1f} | {_cpus(r)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -11,13 +11,15 @@ from conftest import benchmark_script
 tl = benchmark_script("training_length")
 
 
-def _write(folder, accs, epochs, seed=0, folds=None):
+def _write(folder, accs, epochs, seed=0, folds=None, cpus=None):
     folder.mkdir(parents=True, exist_ok=True)
     folds = range(len(accs)) if folds is None else folds
+    cpus = [None] * len(accs) if cpus is None else cpus
     folder.joinpath("table1_runs.jsonl").write_text("".join(
         json.dumps(dict(protocol="fair", dataset="REDDIT-BINARY", backbone="gcn", fold=f,
-                        n_folds=10, seed=seed, test_acc=a, epochs_run=e, best_epoch=e - 20))
-        + "\n" for f, a, e in zip(folds, accs, epochs)))
+                        n_folds=10, seed=seed, test_acc=a, epochs_run=e, best_epoch=e - 20,
+                        cpu=c))
+        + "\n" for f, a, e, c in zip(folds, accs, epochs, cpus)))
 
 
 def test_split_means_and_rank_correlation(tmp_path):
@@ -57,6 +59,27 @@ def test_pairs_pool_sets_and_skip_unpaired_folds(tmp_path):
     s = tl.summary(rows, long=120)
     assert s["by_setting"]["long"]["n"] == 1 and s["by_setting"]["short"]["n"] == 2
     assert tl.summary(rows, long=500)["by_setting"]["long"] is None
+
+
+def test_a_fold_paired_twice_keeps_its_pairing_on_one_cpu(tmp_path):
+    """The setting's folds 1-2 resumed on CPU B; the yardstick re-run on B (all folds)
+    pairs those folds, the first run (on A) pairs fold 0, in either order of the pairs;
+    without CPUs recorded the later pair wins."""
+    _write(tmp_path / "c", [80.0, 90.0, 85.0], [100, 200, 150], cpus=["A", "B", "B"])
+    _write(tmp_path / "o", [80.0, 80.0, 80.0], [100, 100, 100], cpus=["A"] * 3)
+    _write(tmp_path / "o_b", [70.0, 88.0, 86.0], [100, 100, 100], cpus=["B"] * 3)
+    first, rerun = (tmp_path / "c", tmp_path / "o"), (tmp_path / "c", tmp_path / "o_b")
+    for pairs in ([first, rerun], [rerun, first]):
+        rows = tl.paired_folds(pairs, "REDDIT-BINARY", "gcn")
+        assert [(r["fold"], r["delta"]) for r in rows] == [(0, 0.0), (1, 2.0), (2, -1.0)]
+        assert [tl._cpus(r) for r in rows] == ["A", "B", "B"]
+    assert tl._cpus({"cpu": ("AMD EPYC, AVX512", None)}) == "AMD EPYC / ?"
+    _write(tmp_path / "c2", [80.0, 90.0], [100, 200])
+    _write(tmp_path / "o2", [80.0, 80.0], [100, 100])
+    _write(tmp_path / "o2_rerun", [88.0], [100], folds=[1])
+    pairs = [(tmp_path / "c2", tmp_path / "o2"), (tmp_path / "c2", tmp_path / "o2_rerun")]
+    rows = tl.paired_folds(pairs, "REDDIT-BINARY", "gcn")
+    assert [(r["fold"], r["delta"]) for r in rows] == [(0, 0.0), (1, 2.0)]
 
 
 def test_mismatched_folds_and_missing_lengths_are_errors(tmp_path):
