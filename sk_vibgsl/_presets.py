@@ -53,7 +53,8 @@ PAPER_PARAMS: dict = {
 #: +3.4 over two, +0.04 over four, +4.35 over three; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
-#: with GIN it lost on COLLAB (−0.51 over five sets of folds; −0.34 when
+#: with GIN it gained +5.68 on REDDIT-BINARY over three sets and lost on
+#: COLLAB (−0.51 over five sets of folds; −0.34 when
 #: both sides' early stopping keeps no epoch before the 10th,
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
