@@ -48,7 +48,7 @@ V=(--learners VIB-GSL)
 # (0-3) and its ten GCN folds on seed 2 on that Intel Xeon into the same folder, ONLY=observed
 # EXTRA="--seed 2 --backbones gin --only-folds 0 1 2 3", then EXTRA="--seed 2 --backbones gcn":
 # the same yardstick on the same folds on two CPUs, for how far arithmetic alone moves it;
-# and, declared at 04:50 before they ran, seeds 0 and 1 the same way, GIN then GCN, into
+# and, declared at 04:48 before they ran, seeds 0 and 1 the same way, GIN then GCN, into
 # OUT=benchmarks/results/structure_study_tie_tolerance_xeon and …_seed1_xeon, ONLY=observed
 # EXTRA="--seed S --backbones gin", then gcn: the spread over three sets instead of one)
 run observed --learners N/A
