@@ -45,9 +45,10 @@ def paired_folds(pairs: list[tuple[Path, Path]], dataset: str, backbone: str) ->
     A fold that only one side has is left out (a set still running); records of
     two seeds within one pair, or a pair without any common fold, are errors. Where
     two pairs give the same seed and fold (a yardstick re-run on another CPU),
-    the pairing whose two records ran on the same CPU (their ``cpu`` fields)
-    is kept, and between two such, or two without, the later pair's: so a set
-    whose setting resumed on another CPU pairs each fold on one CPU when the
+    the pairing whose two records ran on the same CPU (their ``cpu`` fields) is
+    kept, before one where a record names no CPU (older records), before one
+    on two different CPUs; between equals, the later pair's. So a set whose
+    setting resumed on another CPU pairs each fold on one CPU when the
     yardstick was run on both."""
     rows: dict[tuple, dict] = {}
     for setting_dir, yard_dir in pairs:
@@ -68,22 +69,25 @@ def paired_folds(pairs: list[tuple[Path, Path]], dataset: str, backbone: str) ->
                 if r.get("epochs_run") is None:
                     raise ValueError(f"{folder}, fold {fold}: the {side}'s record has no "
                                      "epochs_run (written before it was recorded)")
-            key = (s.get("seed"), fold)
-            if key in rows and _same_cpu(rows[key]) and s.get("cpu") != y.get("cpu"):
+            key, cpus = (s.get("seed"), fold), (s.get("cpu"), y.get("cpu"))
+            if key in rows and _cpu_rank(rows[key]["cpu"]) > _cpu_rank(cpus):
                 continue
             rows[key] = {
                 "seed": s.get("seed"), "fold": fold,
                 "acc": s["test_acc"], "epochs": s["epochs_run"], "best": s.get("best_epoch"),
                 "yard_acc": y["test_acc"], "yard_epochs": y["epochs_run"],
                 "yard_best": y.get("best_epoch"), "delta": s["test_acc"] - y["test_acc"],
-                "cpu": (s.get("cpu"), y.get("cpu")),
+                "cpu": cpus,
             }
     return [rows[k] for k in sorted(rows, key=lambda k: (k[0] is None, k))]
 
 
-def _same_cpu(row: dict) -> bool:
-    setting_cpu, yard_cpu = row["cpu"]
-    return setting_cpu == yard_cpu
+def _cpu_rank(cpus: tuple) -> int:
+    """2: both records ran on one CPU; 1: a record names none; 0: two CPUs."""
+    setting_cpu, yard_cpu = cpus
+    if setting_cpu is None or yard_cpu is None:
+        return 1
+    return 2 if setting_cpu == yard_cpu else 0
 
 
 def _cpus(row: dict) -> str:

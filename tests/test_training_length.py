@@ -74,6 +74,11 @@ def test_a_fold_paired_twice_keeps_its_pairing_on_one_cpu(tmp_path):
         assert [(r["fold"], r["delta"]) for r in rows] == [(0, 0.0), (1, 2.0), (2, -1.0)]
         assert [tl._cpus(r) for r in rows] == ["A", "B", "B"]
     assert tl._cpus({"cpu": ("AMD EPYC, AVX512", None)}) == "AMD EPYC / ?"
+    # a yardstick that names no CPU (older records) stays before one on another CPU
+    _write(tmp_path / "o_old", [80.0, 80.0, 80.0], [100, 100, 100])
+    old = (tmp_path / "c", tmp_path / "o_old")
+    rows = tl.paired_folds([old, rerun], "REDDIT-BINARY", "gcn")
+    assert [r["delta"] for r in rows] == [0.0, 2.0, -1.0]  # fold 0 keeps the old pairing
     _write(tmp_path / "c2", [80.0, 90.0], [100, 200])
     _write(tmp_path / "o2", [80.0, 80.0], [100, 100])
     _write(tmp_path / "o2_rerun", [88.0], [100], folds=[1])
