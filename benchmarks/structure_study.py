@@ -149,9 +149,14 @@ def _paired(acc: np.ndarray, reference: dict, dataset: str, backbone: str,
     if None in ref:
         return {}
     diff = acc - np.array([r["test_acc"] for r in ref])
+    won, tied, lost = won_tied_lost(diff)
     return {"paired_diff": float(diff.mean()), "paired_diff_std": float(diff.std()),
-            "won": int((diff > 0).sum()), "tied": int((diff == 0).sum()),
-            "lost": int((diff < 0).sum())}
+            "won": won, "tied": tied, "lost": lost}
+
+
+def won_tied_lost(diff: np.ndarray) -> tuple[int, int, int]:
+    """Folds where a paired difference is above, at and below 0."""
+    return int((diff > 0).sum()), int((diff == 0).sum()), int((diff < 0).sum())
 
 
 def _paired_cells(c: dict) -> tuple[str, str]:

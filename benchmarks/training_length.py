@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy.stats import spearmanr
-from structure_study import read  # benchmarks/structure_study.py
+from structure_study import read, won_tied_lost  # benchmarks/structure_study.py
 
 
 def paired_folds(pairs: list[tuple[Path, Path]], dataset: str, backbone: str) -> list[dict]:
@@ -127,8 +127,7 @@ def summary(rows: list[dict], long: int) -> dict:
         rho, p = float(res.statistic), float(res.pvalue)
     return {
         "n": len(rows), "delta": float(d.mean()),
-        "won_tied_lost": (int((d > 1e-9).sum()), int((abs(d) <= 1e-9).sum()),
-                          int((d < -1e-9).sum())),
+        "won_tied_lost": won_tied_lost(d),
         "by_setting": group(rows, long, "epochs"),
         "by_yardstick": group(rows, long, "yard_epochs"),
         "spearman": (rho, p),
