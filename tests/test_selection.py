@@ -64,6 +64,42 @@ def test_tolerant_top_k_is_the_documented_rule():
     assert not torch.equal(top_k_mask(scores, 3, start, tol), top_k_mask(scores, 3, start))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_top_k_lowest_matches_the_rule_on_random_rows(seed):
+    # the tied picks come from a running count (_first_in_band): rows of many
+    # ties, -inf entries, starts that wrap round (and beyond n), long rows
+    g = torch.Generator().manual_seed(seed)
+    for trial in range(150):
+        n = int(torch.randint(1, 40 if trial % 5 else 400, (1,), generator=g))
+        k = int(torch.randint(1, n + 1, (1,), generator=g))
+        levels = [2, 3, 50][trial % 3]
+        scores = torch.randint(0, levels, (2, 3, n), generator=g).double()
+        scores += 1e-3 * torch.rand(2, 3, n, generator=g, dtype=torch.float64) * (trial % 2)
+        scores[0, 0, : int(torch.randint(0, n + 1, (1,), generator=g))] = -torch.inf
+        tol_value = [0.0, 0.01, 0.6][trial % 3]
+        tol = torch.full((2, 3, 1), tol_value, dtype=torch.float64)
+        start = torch.randint(0, n + 2, (2, 3, 1), generator=g)
+        for c, t in ((None, tol), (start, tol), (start, None)):
+            val, idx = top_k_lowest(scores, k, c, t)
+            assert torch.equal(val, scores.gather(-1, idx))
+            starts = torch.zeros(6, dtype=torch.long) if c is None else c.reshape(-1)
+            for row, s, i in zip(scores.view(-1, n), starts, idx.view(-1, k)):
+                want = _reference(row.tolist(), k, int(s) % n, 0.0 if t is None else tol_value)
+                assert set(i.tolist()) == want, (seed, trial, n, k)
+
+
+def test_top_k_lowest_counts_in_int32_beyond_int16():
+    # rows longer than int16 can count: the running count switches to int32
+    n = torch.iinfo(torch.int16).max + 10
+    scores = torch.zeros(2, n)
+    scores[0, -5:] = 1.0  # four of five tied at the top, at the row's end
+    scores[1, 7] = 2.0
+    start = torch.tensor([[n - 3], [0]])
+    _, idx = top_k_lowest(scores, 4, start)
+    assert set(idx[0].tolist()) == {n - 3, n - 2, n - 1, n - 5}
+    assert set(idx[1].tolist()) == {7, 0, 1, 2}
+
+
 @pytest.mark.parametrize("ties", ["lowest", "cyclic"])
 def test_selection_is_exact_under_last_bit_rounding(ties):
     g = torch.Generator().manual_seed(1)
