@@ -155,7 +155,7 @@ def report(rows: list[dict], s: dict, long: int, title: str, command: str | None
                 lines.append(f"| {name} | 0 | | | | |")
             else:
                 lines.append(f"| {name} | {g['n']} | {_range(g['epochs'])} | "
-                             f"{_range(g['acc'])} | {_range(g['yard_acc'])} | "
+                             f"{_range(g['acc'], '{:.1f}')} | {_range(g['yard_acc'], '{:.1f}')} | "
                              f"{g['delta']:+.2f} |")
         lines.append("")
     rho, p = s["spearman"]

@@ -44,7 +44,7 @@ def test_split_means_and_rank_correlation(tmp_path):
     # delta ranks 5,4,1,2,3 against epochs ranks 5,4,1,2,3: a perfect rank correlation
     assert s["spearman"][0] == pytest.approx(1.0)
     text = tl.report(rows, s, 120, "t")
-    assert "mean Δ **+3.60** (3–1–1)" in text and "| long | 2 | 150–200 |" in text
+    assert "mean Δ **+3.60** (3–1–1)" in text and "| long | 2 | 150–200 | 88.0–90.0 |" in text
 
 
 def test_pairs_pool_sets_and_skip_unpaired_folds(tmp_path):
