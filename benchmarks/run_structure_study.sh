@@ -287,7 +287,9 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 # benchmarks/training_length.py). Patience 50 on both sides, chosen now, before any seed-3
 # result: if patience 20 on a 10 % split is what hides the gain, most channel fits run long
 # here and the paired gain is at least +1.0; the same rows at patience 20 (observed,
-# branch_cos_top4) on seed 3 follow if time allows, for the same folds at both patiences)
+# branch_cos_top4) on seed 3 follow if time allows, for the same folds at both patiences;
+# observed__p50 finished, the channel's folds 0-7 (from commit 65fb60f, same pairs selected) before
+# the session ended; folds 8-9 resume with the same command)
 run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 run branch_cos_top4_norm_grid__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym
 # the shared channel (one GNN for both graphs) at patience 50 on MUTAG: its +3.93 / +2.36 there
