@@ -197,11 +197,12 @@ def _first_in_band(scores: Tensor, lo: Tensor, hi: Tensor, k: int, start: Tensor
     The first ``k`` positions of :math:`S_u = \{v : s_{uv} \ge lo_u\}`
     (:math:`T_u` and the :math:`a_u` entries above it) hold at least
     ``k - a_u`` of :math:`T_u`'s first entries, in order. They are found
-    without sorting the row: the running count :math:`c_{uv} = |S_u \cap
+    without sorting the row: the running count :math:`m_{uv} = |S_u \cap
     [0, v]|` is non-decreasing, so the ``j``-th position of :math:`S_u` is
-    the first ``v`` with :math:`c_{uv} \ge j` (a binary search), and going
-    round from :math:`c` it is the ``(b_u + j)``-th, wrapping to the start
-    of the row after :math:`|S_u|`, with :math:`b_u = |S_u \cap [0, c)|`.
+    the first ``v`` with :math:`m_{uv} \ge j` (a binary search), and going
+    round from the start :math:`c_u` it is the ``(b_u + j)``-th, wrapping to
+    the start of the row after :math:`|S_u|`, with :math:`b_u = |S_u \cap
+    [0, c_u)|`.
     Two passes over the scores (the comparison and the count, in int16
     where the row is short enough) instead of a ``topk`` of the tied
     positions: on the score blocks of a REDDIT-BINARY epoch (CPU, one
