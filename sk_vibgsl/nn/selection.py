@@ -218,7 +218,7 @@ def _first_in_band(scores: Tensor, lo: Tensor, hi: Tensor, k: int, start: Tensor
     target = torch.arange(1, k + 1, device=scores.device, dtype=dtype).expand(len(count), k)
     if start is not None:
         first = torch.remainder(start, n).expand(*lead, 1).reshape(-1, 1)
-        before = torch.where(first > 0, count.gather(-1, (first - 1).clamp_(min=0)), 0).to(dtype)
+        before = torch.where(first > 0, count.gather(-1, (first - 1).clamp_(min=0)), 0)
         after = count[:, -1:] - before  # |S_u| from the start to the row's end
         target = torch.where(target <= after, target + before, target - after)
     cols = torch.searchsorted(count, target.contiguous()).clamp_(max=n - 1).view(*lead, k)
