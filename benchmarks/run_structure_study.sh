@@ -298,7 +298,8 @@ run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 # of the channel known: +3.75, 6-0-2). Expectation, if patience 20 is what hides the channel's
 # GCN gain: on these folds most patience-20 channel fits stop within 110 epochs, and the paired
 # gain at patience 20 is below the patience-50 one on the same folds; if instead the gain is as
-# large at patience 20, the patience-50 result says nothing about patience)
+# large at patience 20, the patience-50 result says nothing about patience; run two outer folds
+# at a time, observed then branch_cos_top4, with --only-folds, so that finished folds pair)
 run branch_cos_top4_norm_grid__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym
 # the shared channel (one GNN for both graphs) at patience 50 on MUTAG: its +3.93 / +2.36 there
 # were measured against the patience-20 yardstick, with GCN the one with 9 one-class folds
