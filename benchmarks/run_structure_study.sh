@@ -289,13 +289,13 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 # here and the paired gain is at least +1.0; the same rows at patience 20 (observed,
 # branch_cos_top4) on seed 3 follow if time allows, for the same folds at both patiences;
 # observed__p50 finished, the channel's folds 0-7 (from commit 65fb60f, same pairs selected) before
-# the session ended; folds 8-9 resume with the same command)
+# the session ended; folds 8-9 resumed with the same command a session later, from 2b4227c)
 run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 # (the same folds at patience 20: REDDIT-BINARY with GCN, seed 3, rows observed then
 # branch_cos_top4 (above), on an Intel Xeon (AVX512) into
 # OUT=benchmarks/results/structure_study_tie_tolerance_seed3 with EXTRA="--seed 3 --backbones gcn":
 # declared on 2026-11-29 at 08:36 before they ran, after the seed-3 patience-50 rows (folds 0-7
-# of the channel known: +3.75, 6-0-2). Expectation, if patience 20 is what hides the channel's
+# of the channel known: +3.75, 6-0-2; folds 8-9 were running). Expectation, if patience 20 is what hides the channel's
 # GCN gain: on these folds most patience-20 channel fits stop within 110 epochs, and the paired
 # gain at patience 20 is below the patience-50 one on the same folds; if instead the gain is as
 # large at patience 20, the patience-50 result says nothing about patience; run two outer folds
