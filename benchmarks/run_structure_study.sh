@@ -299,7 +299,9 @@ run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 # GCN gain: on these folds most patience-20 channel fits stop within 110 epochs, and the paired
 # gain at patience 20 is below the patience-50 one on the same folds; if instead the gain is as
 # large at patience 20, the patience-50 result says nothing about patience; run two outer folds
-# at a time, observed then branch_cos_top4, with --only-folds, so that finished folds pair)
+# at a time, observed then branch_cos_top4, with --only-folds, so that finished folds pair;
+# all twenty units ran that session, the observed graph's folds 2-9 together and the channel's
+# last six on two processes, each unit once)
 run branch_cos_top4_norm_grid__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --grid ib_graph_norm=none,sym
 # the shared channel (one GNN for both graphs) at patience 50 on MUTAG: its +3.93 / +2.36 there
 # were measured against the patience-20 yardstick, with GCN the one with 9 one-class folds
