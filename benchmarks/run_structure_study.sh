@@ -82,6 +82,12 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # towards r = 0.05), which thins the graph as gamma grows
 # (REDDIT-BINARY, seed 1, GIN then GCN: declared on 2026-11-28 at 20:48, with observed above)
 # (REDDIT-BINARY, seed 2, GCN then GIN: declared on 2026-11-29 at 00:23, with observed above)
+# (NCI1, seeds 2, 3 and 4, GCN and GIN, with observed above, both rows on one Intel Xeon into
+# OUT=benchmarks/results/structure_study_nci1_xeon_seedN EXTRA="--seed N": declared on
+# 2026-11-29 at 11:15 before they ran. NCI1's cells (GCN +3.4, GIN +1.7) rest on two sets of
+# folds, and GIN's goal 2 counts NCI1 as one of its three datasets. Expectation: GCN stays
+# above +1.0 on each set (the second GCN's capacity, 10-0-0 at depth); if GIN's mean over the
+# five sets falls below +1.0, goal 2 with GIN rests on two datasets and is reported not met)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
