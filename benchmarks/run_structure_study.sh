@@ -88,6 +88,14 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # folds, and GIN's goal 2 counts NCI1 as one of its three datasets. Expectation: GCN stays
 # above +1.0 on each set (the second GCN's capacity, 10-0-0 at depth); if GIN's mean over the
 # five sets falls below +1.0, goal 2 with GIN rests on two datasets and is reported not met)
+# (REDDIT-BINARY with GCN, seed 4, observed then this row, on an Intel Xeon into
+# OUT=benchmarks/results/structure_study_tie_tolerance_seed4_xeon EXTRA="--seed 4 --backbones gcn":
+# declared on 2026-11-29 at 11:23 before it ran, after the NCI1 sets, a fifth set for GCN's
+# REDDIT-BINARY cell (+5.0 / +0.25 / +7.8 / -0.60 over four, +3.11); the channel two outer
+# folds at a time with --only-folds so that finished folds pair, resumable by a later session.
+# Expectation, if the gain is real at the study's rule: seed 4's paired mean is >= +1.0; the
+# cell's mean over all finished sets is reported whatever it is, and an unfinished set decides
+# nothing)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
