@@ -88,7 +88,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # folds, and GIN's goal 2 counts NCI1 as one of its three datasets. Expectation: GCN stays
 # above +1.0 on each set (the second GCN's capacity, 10-0-0 at depth); if GIN's mean over the
 # five sets falls below +1.0, goal 2 with GIN rests on two datasets and is reported not met;
-# all sixty units ran that session from 11:15 to 12:16: GCN +4.89 / +2.31 / +9.42, GIN +4.45 /
+# all 120 units ran that session from 11:15 to 12:16: GCN +4.89 / +2.31 / +9.42, GIN +4.45 /
 # +2.07 / +2.99, both expectations held)
 # (REDDIT-BINARY with GCN, seed 4, observed then this row, on an Intel Xeon into
 # OUT=benchmarks/results/structure_study_tie_tolerance_seed4_xeon EXTRA="--seed 4 --backbones gcn":
