@@ -50,18 +50,19 @@ PAPER_PARAMS: dict = {
 #: same backbone on the observed graph) with GCN it was never more than 0.5
 #: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
 #: COLLAB and REDDIT-BINARY (−0.1 / +0.3 / +0.5 over five sets of ten folds,
-#: +3.4 over two, +0.04 over four, +4.35 over three; NCI1's gain is the second GCN's
+#: +4.69 over five, +0.04 over four, +3.11 over four; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
-#: with GIN it gained +5.68 on REDDIT-BINARY over three sets and lost on
+#: with GIN it gained +2.58 on NCI1 and +5.68 on REDDIT-BINARY (five and three
+#: sets) and lost on
 #: COLLAB (−0.51 over five sets of folds; −0.34 when
 #: both sides' early stopping keeps no epoch before the 10th,
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
 #: bare feature table its second GNN sees none), and its IMDB-BINARY training
-#: epoch takes about 1.3× plain PyG GCN's on an Intel CPU (the default's 0.8×)
-#: and 1.55× on an AMD EPYC (the default's 0.95×), above the bound a default
-#: must meet. ``benchmarks/results/structure_study/``
+#: epoch takes 1.51× plain PyG GCN's on an Intel Xeon (the default's
+#: 0.92–1.01×) and 1.55× on an AMD EPYC (the default's 0.95×), above the bound
+#: a default must meet. ``benchmarks/results/structure_study/``
 #: has the records; the guide's "A channel of its own" the discussion.
 LEARNED_CHANNEL_PARAMS: dict = {
     "observed_branch": True,
