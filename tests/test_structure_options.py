@@ -232,6 +232,67 @@ def test_edge_kl_equals_its_closed_form():
     assert edge_kl_to_prior(logits, torch.zeros_like(cand), r).eq(0).all()
 
 
+def test_edge_kl_gradient_is_its_closed_form():
+    # the backward pass applies pi (1 - pi) (l - c) / |C|; gradcheck compares it
+    # with finite differences, and autograd through torch's own Bernoulli KL agrees
+    _, mask, adj = _batch()
+    g = torch.Generator().manual_seed(1)
+    logits = torch.randn(2, 7, 7, generator=g, dtype=torch.float64) * 3
+    logits = (logits + logits.transpose(-1, -2)).requires_grad_()
+    cand = candidate_pairs(mask, adj, 2)
+    r = 0.05
+    assert torch.autograd.gradcheck(lambda t: edge_kl_to_prior(t, cand, r), (logits,))
+    weights = torch.tensor([0.7, -1.3], dtype=torch.float64)
+    (edge_kl_to_prior(logits, cand, r) @ weights).backward()
+    dist = torch.distributions
+    ref = logits.detach().clone().requires_grad_()
+    total = sum(
+        weights[b] * dist.kl_divergence(dist.Bernoulli(logits=ref[b][cand[b]]),
+                                        dist.Bernoulli(probs=torch.tensor(r))).mean()
+        for b in range(2)
+    )
+    total.backward()
+    torch.testing.assert_close(logits.grad, ref.grad)
+    assert logits.grad[~cand].eq(0).all()
+
+
+@pytest.mark.parametrize("score", ["inner", "cosine"])
+@pytest.mark.parametrize("k", [None, 2])
+@pytest.mark.parametrize("hops", [None, 2])
+@pytest.mark.parametrize("training", [True, False])
+def test_fused_edge_kl_is_the_separate_computation(score, k, hops, training):
+    # from_projection_with_kl computes the logits once; its sample, its KL and
+    # every gradient are those of from_projection and edge_kl_to_prior run apart
+    x, mask, adj = _batch()
+    cand = None if hops is None else candidate_pairs(mask, adj, hops)
+    torch.manual_seed(0)
+    learner = StructureLearner(5, 8, score=score, k=k, threshold=0.05).train(training)
+    g = torch.Generator().manual_seed(2)
+    weights = torch.randn(2, 7, 7, generator=g)
+    kl_weights = torch.tensor([2.0, -0.5])
+    results = []
+    for fused in (False, True):
+        learner.zero_grad()
+        h = (x @ learner.lin1.weight.T).detach().requires_grad_()
+        torch.manual_seed(3)  # the same concrete noise
+        if fused:
+            a, kl = learner.from_projection_with_kl(h, mask, cand, 0.1)
+        else:
+            a = learner.from_projection(h, mask, cand)
+            every = cand if cand is not None else candidate_pairs(mask)
+            kl = edge_kl_to_prior(learner.logits_from_projection(h), every, 0.1)
+        ((a * weights).sum() + kl @ kl_weights).backward()
+        grads = [h.grad] + [p.grad for p in learner.parameters() if p.grad is not None]
+        results.append((a.detach(), kl.detach(), grads))
+    (a0, kl0, g0), (a1, kl1, g1) = results
+    assert torch.equal(a0, a1)
+    torch.testing.assert_close(kl1, kl0)
+    assert len(g0) == len(g1) == 2 + len(list(learner.lin2.parameters())) + (
+        2 if score == "cosine" else 0)
+    for got, expected in zip(g1, g0):
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-6)
+
+
 def test_edge_density_counts_off_diagonal_pairs_of_real_nodes():
     adj = torch.zeros(2, 4, 4)
     adj[0, 0, 1] = adj[0, 1, 0] = 0.3

@@ -17,7 +17,6 @@ from .structure import (
     candidate_pairs,
     degree_scales,
     edge_density,
-    edge_kl_to_prior,
 )
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
@@ -334,8 +333,8 @@ class VIBGSLModule(nn.Module):
 
     def _candidates(self, mask: Tensor, adj: Tensor | None) -> Tensor | None:
         """Candidate pairs of the learned graph (``None``: every pair)."""
-        if self.candidate_hops is None and self.edge_prior is None:
-            return None  # the structure learner's own (fastest) default
+        if self.candidate_hops is None:
+            return None  # every pair: the structure learner's own (fastest) default
         return candidate_pairs(mask, adj, self.candidate_hops)
 
     def ib_graph(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -433,13 +432,15 @@ class VIBGSLModule(nn.Module):
             density = edge_density(adj, mask)
         else:
             candidates = self._candidates(mask, adj)
-            a = self.structure.from_projection(projected[1], mask, candidates)
+            if self.edge_prior is None:
+                a = self.structure.from_projection(projected[1], mask, candidates)
+            else:  # the edge KL of the same logits, in the same pass
+                a, edge_kl = self.structure.from_projection_with_kl(
+                    projected[1], mask, candidates, self.edge_prior
+                )
             with torch.no_grad():
                 density = edge_density(a, mask)
             a = self._normalise(a)
-            if self.edge_prior is not None:
-                logits = self.structure.logits_from_projection(projected[1])
-                edge_kl = edge_kl_to_prior(logits, candidates, self.edge_prior)
             if self.structure_mix > 0:
                 a = lam * adj + (1 - lam) * a
         if self.shares_branch:

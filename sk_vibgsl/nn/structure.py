@@ -6,6 +6,8 @@ Bottleneck", AAAI 2022, §3 "Step-1: Generate IB-Graph".
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -220,9 +222,18 @@ def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor
 
     the compression term of the structure (Miao et al., GSAT, ICML 2022):
     it pulls every candidate edge's probability towards the prior ``r``.
-    :math:`\log \pi = -\mathrm{softplus}(-\ell)` and
-    :math:`\log (1 - \pi) = -\mathrm{softplus}(\ell)` keep it finite for any
-    logit. A graph without candidate pairs has 0.
+    With :math:`\log \pi = \ell - \mathrm{softplus}(\ell)` and
+    :math:`\log (1 - \pi) = -\mathrm{softplus}(\ell)` each term is
+
+    .. math::
+        \pi_{uv} (\ell_{uv} - c) - \mathrm{softplus}(\ell_{uv}) - \log(1 - r),
+        \qquad c = \log\tfrac{r}{1 - r},
+
+    finite for any logit, and its gradient has the closed form
+    :math:`\partial \mathrm{KL}_A / \partial \ell_{uv} = \pi_{uv}(1 - \pi_{uv})
+    (\ell_{uv} - c) / |C|` on candidate pairs (0 elsewhere), which the backward
+    pass applies in one step instead of differentiating each operation. A graph
+    without candidate pairs has 0.
 
     Parameters
     ----------
@@ -235,14 +246,42 @@ def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor
     -------
     Tensor of shape (B,)
     """
-    log_p = -F.softplus(-logits)
-    log_q = -F.softplus(logits)
+    return _EdgeKL.apply(logits, candidates, float(prior))
+
+
+def _edge_kl_parts(
+    logits: Tensor, candidates: Tensor, prior: float, with_grad: bool
+) -> tuple[Tensor, Tensor | None, Tensor]:
+    """:func:`edge_kl_to_prior`'s value, its gradient times :math:`|C|`
+    (``None`` unless ``with_grad``) and :math:`|C|` (clamped at 1)."""
+    c = math.log(prior) - math.log1p(-prior)
     p = torch.sigmoid(logits)
-    kl = p * (log_p - torch.log(torch.tensor(prior))) + (1 - p) * (
-        log_q - torch.log(torch.tensor(1.0 - prior))
-    )
-    cand = candidates.to(kl.dtype)
-    return (kl * cand).sum((-1, -2)) / cand.sum((-1, -2)).clamp(min=1.0)
+    shifted = logits - c
+    cand = candidates.to(logits.dtype)
+    count = cand.sum((-1, -2)).clamp_(min=1.0)
+    kl = torch.mul(p, shifted).sub_(F.softplus(logits)).sub_(math.log1p(-prior))
+    out = kl.mul_(cand).sum((-1, -2)).div_(count)
+    del kl
+    grad = None
+    if with_grad:  # pi (1 - pi) (l - c) on candidates
+        grad = torch.addcmul(p, p, p, value=-1).mul_(shifted).mul_(cand)
+    return out, grad, count
+
+
+class _EdgeKL(torch.autograd.Function):
+    """:func:`edge_kl_to_prior` with its closed-form gradient."""
+
+    @staticmethod
+    def forward(ctx, logits: Tensor, candidates: Tensor, prior: float):
+        out, grad, count = _edge_kl_parts(logits, candidates, prior, ctx.needs_input_grad[0])
+        if grad is not None:
+            ctx.save_for_backward(grad, count)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out: Tensor):
+        grad, count = ctx.saved_tensors
+        return grad * (grad_out / count)[:, None, None], None, None
 
 
 def edge_density(adj: Tensor, mask: Tensor) -> Tensor:
@@ -375,6 +414,19 @@ class StructureLearner(nn.Module):
             self.temperature if self.training else None, self.threshold, self.ties,
         )
 
+    def from_projection_with_kl(
+        self, h: Tensor, mask: Tensor, candidates: Tensor | None, prior: float
+    ) -> tuple[Tensor, Tensor]:
+        """:meth:`from_projection` and :func:`edge_kl_to_prior` of the same
+        logits (over ``candidates``, or every pair of distinct real nodes when
+        ``None``) in one pass: the logits are computed once, and the two
+        gradients meet before the one product with :math:`Z`."""
+        z, bias = self._embedding(h)
+        return _SampledAdjacency.apply(
+            z, bias, mask, candidates, self.k,
+            self.temperature if self.training else None, self.threshold, self.ties, prior,
+        )
+
 
 def _dense_tie_tolerance(z: Tensor, bias: Tensor | None, mask: Tensor) -> Tensor:
     """:func:`~sk_vibgsl.nn.tie_tolerance` of a padded batch, ``B × N × 1``."""
@@ -400,16 +452,27 @@ class _SampledAdjacency(torch.autograd.Function):
     tensor, or ``None`` for 0). With ``candidates`` or ``k``, pairs outside
     the candidates or the top-``k`` selection (:func:`top_k_pairs`, logits
     within :func:`~sk_vibgsl.nn.tie_tolerance` of each other tied)
-    are zero as well.
+    are zero as well. With a ``prior`` :math:`r`, it returns ``(A, KL)``,
+    ``KL`` the :func:`edge_kl_to_prior` of the same (noise-free) logits over
+    the candidates, and keeps that term's closed-form gradient
+    :math:`\pi (1 - \pi)(\ell - c)` (one more ``B × N × N`` tensor), which
+    backward adds to the sample's before the product with :math:`Z`.
     """
 
     @staticmethod
     def forward(ctx, z: Tensor, bias: Tensor | None, mask: Tensor, candidates: Tensor | None,
                 k: int | None, temperature: float | None, threshold: float,
-                ties: str = "lowest"):
+                ties: str = "lowest", prior: float | None = None):
         a = torch.bmm(z, z.transpose(-1, -2))
         if bias is not None:
             a.add_(bias)
+        kl = kl_saved = None
+        if prior is not None:
+            kl_cand = candidates if candidates is not None else candidate_pairs(mask)
+            kl, kl_grad, kl_count = _edge_kl_parts(
+                a, kl_cand, prior, ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+            )
+            kl_saved = () if kl_grad is None else (kl_grad, kl_count)
         keep = None
         if candidates is not None or k is not None:
             keep = candidates if candidates is not None else candidate_pairs(mask)
@@ -432,19 +495,27 @@ class _SampledAdjacency(torch.autograd.Function):
             a.diagonal(dim1=-2, dim2=-1).zero_()
         else:
             a.mul_(keep)
-        ctx.save_for_backward(z, a)
+        ctx.save_for_backward(z, a, *(kl_saved or ()))
         ctx.temperature = temperature
         ctx.has_bias = bias is not None
-        return a
+        return a if prior is None else (a, kl)
 
     @staticmethod
-    def backward(ctx, grad: Tensor):
-        z, a = ctx.saved_tensors
+    def backward(ctx, grad: Tensor, grad_kl: Tensor | None = None):
+        z, a, *kl_saved = ctx.saved_tensors
         g = torch.addcmul(a, a, a, value=-1).mul_(grad)  # σ' = a(1 - a); 0 where dropped
+        if kl_saved:  # the edge KL's closed-form gradient joins the sample's
+            if ctx.temperature is not None:
+                g.div_(ctx.temperature)
+            kl_grad, kl_count = kl_saved
+            g.addcmul_(kl_grad, (grad_kl / kl_count)[:, None, None])
+            grad_z = torch.baddbmm(torch.bmm(g, z), g.transpose(-1, -2), z)
+            grad_bias = g.sum().reshape(()) if ctx.has_bias else None
+            return grad_z, grad_bias, None, None, None, None, None, None, None
         grad_z = torch.baddbmm(torch.bmm(g, z), g.transpose(-1, -2), z)
         grad_bias = g.sum().reshape(()) if ctx.has_bias else None
         if ctx.temperature is not None:
             grad_z.div_(ctx.temperature)  # the 1/t of the sample, on the small side
             if grad_bias is not None:
                 grad_bias = grad_bias / ctx.temperature
-        return grad_z, grad_bias, None, None, None, None, None, None
+        return grad_z, grad_bias, None, None, None, None, None, None, None
