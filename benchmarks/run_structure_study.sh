@@ -99,7 +99,8 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # cell's mean over all finished sets is reported whatever it is, and an unfinished set decides
 # nothing; that session ran the observed graph's ten folds and the channel's folds 0-7: +5.88
 # on eight folds; folds 8-9 are left to resume; resumed on 2026-11-29 at 13:59 with
-# --only-folds 8 9 on the same Intel Xeon, nothing else changed)
+# --only-folds 8 9 on the same Intel Xeon, nothing else changed; folds 8-9: -1.0 / +6.5, so
+# seed 4 +5.25 (8-0-2), the expectation held, and the cell is +3.54 over five sets)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what

@@ -50,7 +50,7 @@ PAPER_PARAMS: dict = {
 #: same backbone on the observed graph) with GCN it was never more than 0.5
 #: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
 #: COLLAB and REDDIT-BINARY (−0.1 / +0.3 / +0.5 over five sets of ten folds,
-#: +4.69 over five, +0.04 over four, +3.11 over four; NCI1's gain is the second GCN's
+#: +4.69 over five, +0.04 over four, +3.54 over five; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
 #: with GIN it gained +2.58 on NCI1 and +5.68 on REDDIT-BINARY (five and three
