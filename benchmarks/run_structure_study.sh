@@ -309,6 +309,13 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 # branch_cos_top4) on seed 3 follow if time allows, for the same folds at both patiences;
 # observed__p50 finished, the channel's folds 0-7 (from commit 65fb60f, same pairs selected) before
 # the session ended; folds 8-9 resumed with the same command a session later, from 2b4227c)
+# (MUTAG, GCN and GIN, seeds 5-9, observed__p50 then this row, both on an Intel Xeon (AVX512)
+# into OUT=benchmarks/results/structure_study_mutag_xeon_seedN with EXTRA="--seed N": declared
+# on 2026-11-29 at 14:21 before they ran, on outer folds never run before, to test the MUTAG
+# cell that goal 2 with GIN rests on (+1.61 over seeds 0-4 on the AMD EPYC, +0.68 on the Intel
+# Xeon's records). Expectation, if MUTAG's GIN gain is real: the five new sets' mean paired
+# difference with GIN is >= +1.0, and with GCN >= -0.5 (goal 1; -0.1 over five sets). Whatever
+# they give is reported, and the MUTAG cells become means over ten sets (five per CPU).)
 run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 # (the same folds at patience 20: REDDIT-BINARY with GCN, seed 3, rows observed then
 # branch_cos_top4 (above), on an Intel Xeon (AVX512) into
