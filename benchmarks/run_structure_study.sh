@@ -315,7 +315,9 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 # cell that goal 2 with GIN rests on (+1.61 over seeds 0-4 on the AMD EPYC, +0.68 on the Intel
 # Xeon's records). Expectation, if MUTAG's GIN gain is real: the five new sets' mean paired
 # difference with GIN is >= +1.0, and with GCN >= -0.5 (goal 1; -0.1 over five sets). Whatever
-# they give is reported, and the MUTAG cells become means over ten sets (five per CPU).)
+# they give is reported, and the MUTAG cells become means over ten sets (five per CPU); ran
+# 14:22-14:28: GCN +2.04 (19-20-11), GIN +2.35 (24-13-13), both expectations held; ten sets
+# GCN +0.91, GIN +1.98)
 run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 # (the same folds at patience 20: REDDIT-BINARY with GCN, seed 3, rows observed then
 # branch_cos_top4 (above), on an Intel Xeon (AVX512) into

@@ -71,6 +71,23 @@ def test_a_yardstick_with_a_suffix_is_paired_with_the_default_yardstick(tmp_path
     assert "paired_diff" not in cell["observed"]
 
 
+def test_a_folder_of_suffixed_rows_only_pairs_each_with_its_own_yardstick(tmp_path):
+    """A folder holding ``observed__p50`` and ``NAME__p50`` but no ``observed``
+    (a study run at one patience only) is reported; one with no yardstick is refused."""
+    study = _import_script()
+    observed = np.full(10, 80.0)
+    _write(tmp_path / "observed__p50", observed)
+    _write(tmp_path / "mix__p50", observed + 1.5)
+    cell = study.compare(tmp_path, str(DATA))["cells"]["MUTAG gin"]
+    assert cell["mix__p50"]["paired_diff"] == pytest.approx(1.5)
+    assert "paired_diff" not in cell["observed__p50"]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    _write(alone / "mix__p50", observed)
+    with pytest.raises(SystemExit, match="run the observed-graph rows first"):
+        study.compare(alone, str(DATA))
+
+
 def test_a_suffixed_setting_is_also_paired_with_its_unsuffixed_self(tmp_path):
     """``mix__sum`` against ``mix``: the suffix's effect on that setting, in
     its own report section; a setting without the plain row gets none."""
