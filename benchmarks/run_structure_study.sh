@@ -101,6 +101,12 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # on eight folds; folds 8-9 are left to resume; resumed on 2026-11-29 at 13:59 with
 # --only-folds 8 9 on the same Intel Xeon, nothing else changed; folds 8-9: -1.0 / +6.5, so
 # seed 4 +5.25 (8-0-2), the expectation held, and the cell is +3.54 over five sets)
+# (COLLAB with GCN, seed 4, observed then this row, both on an Intel Xeon (AVX512) into
+# OUT=benchmarks/results/structure_study_collab_xeon_seed4 EXTRA="--seed 4 --backbones gcn":
+# declared on 2026-11-29 at 14:31 before it ran, a fifth set for goal 1's lowest GCN cell
+# (COLLAB +0.04 over four sets: -0.16 / +0.16 / 0.00 / +0.16). Expectation, if goal 1 holds
+# with GCN on COLLAB: seed 4's paired mean is >= -0.5 and the five-set mean stays >= -0.5;
+# whatever it gives is reported, an unfinished set decides nothing.)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
