@@ -106,7 +106,8 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # declared on 2026-11-29 at 14:31 before it ran, a fifth set for goal 1's lowest GCN cell
 # (COLLAB +0.04 over four sets: -0.16 / +0.16 / 0.00 / +0.16). Expectation, if goal 1 holds
 # with GCN on COLLAB: seed 4's paired mean is >= -0.5 and the five-set mean stays >= -0.5;
-# whatever it gives is reported, an unfinished set decides nothing.)
+# whatever it gives is reported, an unfinished set decides nothing; ran 14:32-15:53: +0.26
+# (4-2-4), the five-set cell +0.08 (25-3-22), the expectation held)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what

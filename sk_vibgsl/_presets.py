@@ -50,7 +50,7 @@ PAPER_PARAMS: dict = {
 #: same backbone on the observed graph) with GCN it was never more than 0.5
 #: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
 #: COLLAB and REDDIT-BINARY (+0.91 over ten sets of ten folds, +0.3 / +0.5 over five,
-#: +4.69 over five, +0.04 over four, +3.54 over five; NCI1's gain is the second GCN's
+#: +4.69 over five, +0.08 over five, +3.54 over five; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
 #: with GIN it gained +1.98 on MUTAG, +2.58 on NCI1 and +5.68 on REDDIT-BINARY (ten,
