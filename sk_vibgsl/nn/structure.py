@@ -466,18 +466,18 @@ class _SampledAdjacency(torch.autograd.Function):
         a = torch.bmm(z, z.transpose(-1, -2))
         if bias is not None:
             a.add_(bias)
+        pairs = candidates  # built once for the KL and the top-k when not given
+        if pairs is None and (prior is not None or k is not None):
+            pairs = candidate_pairs(mask)
         kl = kl_saved = None
         if prior is not None:
-            kl_cand = candidates if candidates is not None else candidate_pairs(mask)
             kl, kl_grad, kl_count = _edge_kl_parts(
-                a, kl_cand, prior, ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+                a, pairs, prior, ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
             )
             kl_saved = () if kl_grad is None else (kl_grad, kl_count)
-        keep = None
-        if candidates is not None or k is not None:
-            keep = candidates if candidates is not None else candidate_pairs(mask)
-            if k is not None:
-                keep = top_k_pairs(a, k, keep, ties, _dense_tie_tolerance(z, bias, mask))
+        keep = candidates
+        if k is not None:
+            keep = top_k_pairs(a, k, pairs, ties, _dense_tie_tolerance(z, bias, mask))
         if temperature is not None:
             noise = torch.rand_like(a).logit_(eps=1e-6).triu_(1)
             a.add_(noise).add_(noise.transpose(-1, -2))  # == logits + (noise + noiseᵀ)
@@ -504,18 +504,17 @@ class _SampledAdjacency(torch.autograd.Function):
     def backward(ctx, grad: Tensor, grad_kl: Tensor | None = None):
         z, a, *kl_saved = ctx.saved_tensors
         g = torch.addcmul(a, a, a, value=-1).mul_(grad)  # σ' = a(1 - a); 0 where dropped
-        if kl_saved:  # the edge KL's closed-form gradient joins the sample's
-            if ctx.temperature is not None:
-                g.div_(ctx.temperature)
+        t = ctx.temperature
+        if kl_saved:  # the edge KL's closed-form gradient joins the sample's (1/t first)
             kl_grad, kl_count = kl_saved
+            if t is not None:
+                g.div_(t)
             g.addcmul_(kl_grad, (grad_kl / kl_count)[:, None, None])
-            grad_z = torch.baddbmm(torch.bmm(g, z), g.transpose(-1, -2), z)
-            grad_bias = g.sum().reshape(()) if ctx.has_bias else None
-            return grad_z, grad_bias, None, None, None, None, None, None, None
+            t = None
         grad_z = torch.baddbmm(torch.bmm(g, z), g.transpose(-1, -2), z)
         grad_bias = g.sum().reshape(()) if ctx.has_bias else None
-        if ctx.temperature is not None:
-            grad_z.div_(ctx.temperature)  # the 1/t of the sample, on the small side
+        if t is not None:
+            grad_z.div_(t)  # the 1/t of the sample, on the small side
             if grad_bias is not None:
-                grad_bias = grad_bias / ctx.temperature
+                grad_bias = grad_bias / t
         return grad_z, grad_bias, None, None, None, None, None, None, None
