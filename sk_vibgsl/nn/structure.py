@@ -250,21 +250,46 @@ def edge_kl_to_prior(logits: Tensor, candidates: Tensor, prior: float) -> Tensor
 
 
 def _edge_kl_parts(
-    logits: Tensor, candidates: Tensor, prior: float, with_grad: bool
+    logits: Tensor, candidates: Tensor | None, prior: float, with_grad: bool,
+    mask: Tensor | None = None,
 ) -> tuple[Tensor, Tensor | None, Tensor]:
-    """:func:`edge_kl_to_prior`'s value, its gradient times :math:`|C|`
-    (``None`` unless ``with_grad``) and :math:`|C|` (clamped at 1)."""
+    r""":func:`edge_kl_to_prior`'s value, its gradient times :math:`|C|`
+    (``None`` unless ``with_grad``) and :math:`|C|` (clamped at 1).
+
+    ``candidates=None`` means every pair of distinct real nodes of ``mask``
+    (:func:`candidate_pairs` of ``mask``) without forming those ``B × N × N``
+    booleans: the sum runs as one product with the node mask. Per entry,
+    :math:`\mathrm{softplus}(\ell) - \pi (\ell - c)` is minus the KL term
+    less :math:`-\log(1 - r)`, which is added per graph; :math:`\ell - c`
+    serves the value and the gradient.
+    """
     c = math.log(prior) - math.log1p(-prior)
     p = torch.sigmoid(logits)
     shifted = logits - c
-    cand = candidates.to(logits.dtype)
-    count = cand.sum((-1, -2)).clamp_(min=1.0)
-    kl = torch.mul(p, shifted).sub_(F.softplus(logits)).sub_(math.log1p(-prior))
-    out = kl.mul_(cand).sum((-1, -2)).div_(count)
-    del kl
+    e = F.softplus(logits).addcmul_(p, shifted, value=-1)
+    if candidates is None:
+        node = mask.to(logits.dtype)
+        e.diagonal(dim1=-2, dim2=-1).zero_()
+        total = torch.bmm(e, node.unsqueeze(-1)).squeeze(-1).mul_(node).sum(-1)
+        n = node.sum(-1)
+        pairs = n * (n - 1)
+        cand = None
+    else:
+        cand = candidates.to(logits.dtype)
+        total = e.mul_(cand).sum((-1, -2))
+        pairs = cand.sum((-1, -2))
+    del e
+    count = pairs.clamp(min=1.0)
+    # a graph without candidate pairs has 0, not -log(1 - r)
+    out = total.div_(count).neg_().sub_(pairs.clamp(max=1.0).mul_(math.log1p(-prior)))
     grad = None
     if with_grad:  # pi (1 - pi) (l - c) on candidates
-        grad = torch.addcmul(p, p, p, value=-1).mul_(shifted).mul_(cand)
+        grad = p.addcmul_(p, p, value=-1).mul_(shifted)
+        if cand is None:
+            grad.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
+            grad.diagonal(dim1=-2, dim2=-1).zero_()
+        else:
+            grad.mul_(cand)
     return out, grad, count
 
 
@@ -466,13 +491,13 @@ class _SampledAdjacency(torch.autograd.Function):
         a = torch.bmm(z, z.transpose(-1, -2))
         if bias is not None:
             a.add_(bias)
-        pairs = candidates  # built once for the KL and the top-k when not given
-        if pairs is None and (prior is not None or k is not None):
+        pairs = candidates  # built once for the top-k and the KL when not given
+        if pairs is None and k is not None:
             pairs = candidate_pairs(mask)
         kl = kl_saved = None
-        if prior is not None:
+        if prior is not None:  # pairs None: every pair of real nodes, from the mask
             kl, kl_grad, kl_count = _edge_kl_parts(
-                a, pairs, prior, ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+                a, pairs, prior, ctx.needs_input_grad[0] or ctx.needs_input_grad[1], mask
             )
             kl_saved = () if kl_grad is None else (kl_grad, kl_count)
         keep = candidates
