@@ -3,9 +3,11 @@ choice, its values and gradients, and the model's output through it."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
+from sk_vibgsl import VIBGSLClassifier
 from sk_vibgsl.nn import VIBGSLModule, _feature_product
 from sk_vibgsl.nn._feature_product import feature_product, uses_sparse_product
 
@@ -160,3 +162,26 @@ def test_model_output_and_gradients_are_those_of_the_dense_product(
     assert grads.keys() == grads_dense.keys()
     for name in grads:
         torch.testing.assert_close(grads[name], grads_dense[name], msg=name)
+
+
+def _one_hot_graphs(count: int = 40, d: int = 160):
+    rng = np.random.default_rng(0)
+    X, y = [], []
+    for k in range(count):
+        n = int(rng.integers(4, 12))
+        feats = np.zeros((n, d), dtype=np.float32)
+        feats[np.arange(n), rng.integers(0, 40 if k % 2 else d, n)] = 1.0
+        adj = np.triu((rng.random((n, n)) < 0.4).astype(np.float32), 1)
+        X.append((feats, adj + adj.T))
+        y.append(k % 2)
+    return X, y
+
+
+def test_sparse_products_train_under_bfloat16_autocast():
+    # autocast ran the sparse product in bfloat16 and its backward failed
+    # ("expected scalar type Float but found BFloat16")
+    X, y = _one_hot_graphs()
+    clf = VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0, precision="bf16")
+    clf.fit(X, y)
+    assert np.isfinite(clf.history[:, "train_loss"]).all()
+    np.testing.assert_allclose(clf.predict_proba(X).sum(1), 1.0, rtol=1e-5)

@@ -88,7 +88,14 @@ def feature_product(x: Tensor, weight: Tensor) -> Tensor:
     Returns
     -------
     Tensor of shape (rows, out)
+
+    The sparse product runs in the features' precision even under autocast
+    (``precision="bf16"``), whose bfloat16 sparse product has no backward.
     """
-    if uses_sparse_product(x, weight.shape[0]):
+    if not uses_sparse_product(x, weight.shape[0]):
+        return x @ weight.T
+    # in float32 under autocast too: autocast runs the sparse product in
+    # bfloat16, and its backward then fails (sparse float32 times a bfloat16
+    # gradient); the later layers cast as autocast says
+    with torch.autocast(x.device.type, enabled=False):
         return torch.sparse.mm(x.to_sparse(), weight.T)
-    return x @ weight.T
