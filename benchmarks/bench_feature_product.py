@@ -5,8 +5,12 @@ The numbers behind ``sk_vibgsl.nn._feature_product``'s thresholds
 width ``d`` at a given share of nonzeros (one-hot rows where the density is
 ``1/d``), the time of ``X Wᵀ`` and the gradient of ``W`` through the dense
 product and through the sparse one (``X.to_sparse()`` and
-``torch.sparse.mm``, conversion included), medians over ``--repeats`` runs,
-one torch thread. Also which route ``feature_product`` takes there.
+``torch.sparse.mm``, conversion included), and through the nonzeros listed
+before training (``SPARSE_FEATURES``: the dataset lists them once, a batch
+brings its own; the sparse matrix built from that list,
+``batch_feature_matrix``, included), medians over ``--repeats`` runs, one
+torch thread. Also which route ``feature_product`` takes there, and whether
+a dataset of such features is listed (``has_sparse_features``).
 
     python benchmarks/bench_feature_product.py [--rows 5000] [--repeats 30] [--tag epyc]
 
@@ -26,7 +30,13 @@ from pathlib import Path
 import torch
 from _machine import cpu_model  # benchmarks/_machine.py
 
-from sk_vibgsl.nn._feature_product import SPARSE_ROUTES, uses_sparse_product
+from sk_vibgsl.nn._feature_product import (
+    SPARSE_FEATURES,
+    SPARSE_ROUTES,
+    batch_feature_matrix,
+    has_sparse_features,
+    uses_sparse_product,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -51,8 +61,12 @@ def median_ms(step, repeats: int) -> float:
     return 1e3 * statistics.median(times)
 
 
-def measure(x: torch.Tensor, out: int, repeats: int) -> tuple[float, float]:
+def measure(x: torch.Tensor, out: int, repeats: int) -> tuple[float, float, float]:
     w = torch.randn(out, x.shape[1], requires_grad=True)
+    rows, d = x.shape
+    # the rows as one graph's listing (position i·d + j of each nonzero)
+    position = x.reshape(1, -1).nonzero()[:, 1]
+    index, value = position.unsqueeze(0), x.reshape(-1)[position].unsqueeze(0)
 
     def dense():
         (x @ w.T).sum().backward()
@@ -60,7 +74,10 @@ def measure(x: torch.Tensor, out: int, repeats: int) -> tuple[float, float]:
     def sparse():
         torch.sparse.mm(x.to_sparse(), w.T).sum().backward()
 
-    return median_ms(dense, repeats), median_ms(sparse, repeats)
+    def listed():
+        torch.sparse.mm(batch_feature_matrix(index, value, rows, d), w.T).sum().backward()
+
+    return median_ms(dense, repeats), median_ms(sparse, repeats), median_ms(listed, repeats)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -86,20 +103,25 @@ def main(argv: list[str] | None = None) -> None:
         "`route`: what `feature_product` takes (sparse where one of "
         + ", ".join(f"(>= {w} feature columns, >= {o} output columns, density <= {r} "
                     "of a row sample)" for w, o, r in SPARSE_ROUTES)
-        + ").",
+        + "). `listed`: the nonzeros listed before training, the sparse matrix "
+        "built from the list included; `listed?`: whether a dataset of such features is "
+        f"listed (>= {SPARSE_FEATURES[0]} columns, density <= {SPARSE_FEATURES[1]}).",
         "",
-        "| d | density | out | dense ms | sparse ms | sparse/dense | route |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| d | density | out | dense ms | sparse ms | sparse/dense | route | listed ms "
+        "| listed/dense | listed? |",
+        "|---:|---|---:|---:|---:|---:|---|---:|---:|---|",
     ]
     for d in args.widths:
         for density in [None, *args.densities]:
             x = features(args.rows, d, density)
             label = f"one-hot ({1 / d:.4f})" if density is None else f"{density:g}"
             for out in args.outs:
-                dense, sparse = measure(x, out, args.repeats)
+                dense, sparse, listed = measure(x, out, args.repeats)
                 route = "sparse" if uses_sparse_product(x, out) else "dense"
+                lists = "yes" if has_sparse_features(x.numpy()) else "no"
                 row = (f"| {d} | {label} | {out} | {dense:.2f} | {sparse:.2f} | "
-                       f"{sparse / dense:.2f} | {route} |")
+                       f"{sparse / dense:.2f} | {route} | {listed:.2f} | "
+                       f"{listed / dense:.2f} | {lists} |")
                 print(row, flush=True)
                 lines.append(row)
     out_dir = Path(args.results_dir)

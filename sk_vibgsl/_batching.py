@@ -13,6 +13,14 @@ A batch of ``B`` graphs with at most ``N`` nodes is a dict
     count ``E`` with weight 0 at position 0 — sparse graphs;
   - ``adj`` : the dense ``B × N × N`` weighted adjacency — graphs dense
     enough that ``N²`` floats are fewer bytes than ``E`` (index, weight) pairs.
+* with ``sparse_features=True`` and features that are mostly zeros
+  (:func:`~sk_vibgsl.nn._feature_product.has_sparse_features`, e.g. one-hot
+  degrees), also ``feature_index``, ``feature_value``: ``B × E`` the nonzero
+  features of each graph, feature ``j`` of node ``i`` at position
+  ``i · F + j``, rows padded with value 0 at position 0. The first products
+  of the model read these instead of ``x``
+  (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`); they are
+  listed once per dataset, so no batch scans its ``B × N × F`` features.
 
 :func:`densify_adjacency` turns an edge list into the dense ``adj`` where
 the tensors are: the classifier calls it after moving the batch to its
@@ -33,6 +41,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, Sampler, Subset
 
 from ._inputs import GraphSet
+from .nn._feature_product import has_sparse_features
 
 __all__ = [
     "GraphDataset",
@@ -55,10 +64,16 @@ class GraphDataset(Dataset):
         Integer-encoded labels.
     with_adjacency : bool, default=True
         Whether batches carry the observed adjacency ``adj``.
+    sparse_features : bool, default=False
+        Whether batches list the nonzero node features (``feature_index``,
+        ``feature_value``) when the features are mostly zeros
+        (:func:`~sk_vibgsl.nn._feature_product.has_sparse_features`); the
+        listing is made once, here. ``x`` is in every batch regardless.
     """
 
     def __init__(
-        self, graphs: GraphSet, y: np.ndarray | None = None, with_adjacency: bool = True
+        self, graphs: GraphSet, y: np.ndarray | None = None, with_adjacency: bool = True,
+        sparse_features: bool = False,
     ) -> None:
         self.graphs = graphs
         self.y = None if y is None else torch.as_tensor(np.asarray(y), dtype=torch.long)
@@ -67,6 +82,14 @@ class GraphDataset(Dataset):
         self._x = torch.from_numpy(graphs.x)
         self._edge_index = torch.from_numpy(graphs.edge_index)
         self._edge_weight = torch.from_numpy(graphs.edge_weight)
+        self._features = None  # per graph: (first entry, position, value)
+        if sparse_features and has_sparse_features(graphs.x):
+            self._features = _list_features(graphs)
+
+    @property
+    def lists_features(self) -> bool:
+        """Whether batches carry ``feature_index`` and ``feature_value``."""
+        return self._features is not None
 
     def __len__(self) -> int:
         return len(self.graphs)
@@ -89,6 +112,8 @@ class GraphDataset(Dataset):
         x.view(b * n, -1).index_copy_(0, slots, self._x.index_select(0, rows))
         mask = torch.arange(n).unsqueeze(0) < torch.from_numpy(sizes).unsqueeze(1)
         batch = {"x": x, "mask": mask}
+        if self._features is not None:
+            batch.update(self._listed_features(ids, n))
         if self.with_adjacency:
             n_edges = g.edge_ptr[ids + 1] - g.edge_ptr[ids]
             e_starts = np.cumsum(n_edges) - n_edges
@@ -115,6 +140,46 @@ class GraphDataset(Dataset):
                 batch["adj"] = adj
         y = self.y[ids] if self.y is not None else torch.zeros(b, dtype=torch.long)
         return batch, y
+
+    def _listed_features(self, ids: np.ndarray, n: int) -> dict[str, torch.Tensor]:
+        """``feature_index``/``feature_value`` (``B × E``) of graphs ``ids``
+        padded to ``n`` nodes (see the module docstring)."""
+        ptr, position, value = self._features
+        b = len(ids)
+        counts = ptr[ids + 1] - ptr[ids]
+        width = max(int(counts.max(initial=0)), 1)
+        entries, within = _gather_ranges(ptr[ids], counts)
+        slots = np.repeat(np.arange(b) * width, counts) + within
+        index_dtype = np.int32 if n * self.graphs.n_features <= np.iinfo(np.int32).max else np.int64
+        index = np.zeros(b * width, dtype=index_dtype)
+        values = np.zeros(b * width, dtype=value.dtype)
+        index[slots] = position[entries]
+        values[slots] = value[entries]
+        return {"feature_index": torch.from_numpy(index).view(b, width),
+                "feature_value": torch.from_numpy(values).view(b, width)}
+
+
+def _list_features(graphs: GraphSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nonzero node features of every graph, listed once: ``(ptr,
+    position, value)``, graph ``g``'s entries at ``ptr[g]:ptr[g + 1]``, in
+    order of node then feature, feature ``j`` of its node ``i`` at position
+    ``i · F + j``."""
+    x = graphs.x
+    node, col = np.nonzero(x)  # row-major: by node, then column
+    graph_of_node = np.repeat(np.arange(len(graphs.sizes)), graphs.sizes)
+    node_in_graph = np.arange(len(x)) - graphs.node_ptr[graph_of_node]
+    ptr = np.zeros(len(graphs.sizes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(graph_of_node[node], minlength=len(graphs.sizes)), out=ptr[1:])
+    position = node_in_graph[node].astype(np.int64) * x.shape[1] + col
+    return ptr, position, x[node, col]
+
+
+def _gather_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices ``starts[k] + 0 … starts[k] + counts[k] - 1`` of consecutive
+    ranges, and each index's position within its range."""
+    offsets = np.cumsum(counts) - counts
+    within = np.arange(int(counts.sum())) - np.repeat(offsets, counts)
+    return np.repeat(starts, counts) + within, within
 
 
 def densify_adjacency(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

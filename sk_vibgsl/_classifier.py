@@ -759,7 +759,21 @@ class VIBGSLClassifier(NeuralNetClassifier):
         if not self.tabular_:
             self.n_features_in_ = graphs.n_features
         encoded = _encode_labels(classes, y)
-        return GraphDataset(graphs, encoded, with_adjacency=self._uses_observed_graph)
+        return GraphDataset(graphs, encoded, with_adjacency=self._uses_observed_graph,
+                            sparse_features=self._lists_features)
+
+    @property
+    def _lists_features(self) -> bool:
+        """Whether batches list their nonzero node features (mostly-zero
+        features such as one-hot degrees, :class:`~sk_vibgsl._batching.GraphDataset`):
+        on CPU, for :class:`~sk_vibgsl.nn.VIBGSLModule` (a custom module gets
+        ``x`` and ``mask`` as before)."""
+        module = self.module
+        return (
+            torch.device(self.device).type == "cpu"
+            and isinstance(module, type)
+            and issubclass(module, VIBGSLModule)
+        )
 
     @property
     def _uses_observed_graph(self) -> bool:
@@ -777,7 +791,8 @@ class VIBGSLClassifier(NeuralNetClassifier):
         if cache is not None and cache[0] is X:
             return cache[1]
         graphs = self._graph_set(X, reset=not hasattr(self, "n_node_features_"))
-        return GraphDataset(graphs, None, with_adjacency=self._uses_observed_graph)
+        return GraphDataset(graphs, None, with_adjacency=self._uses_observed_graph,
+                            sparse_features=self._lists_features)
 
     def _graph_set(self, X, *, reset: bool) -> GraphSet:
         """Convert ``X``; a table goes through sklearn's ``validate_data``.

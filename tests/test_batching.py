@@ -14,6 +14,7 @@ from sk_vibgsl._batching import (
     size_bucketed_batches,
 )
 from sk_vibgsl._inputs import to_graph_set
+from sk_vibgsl.nn._feature_product import SPARSE_FEATURES, batch_feature_matrix
 
 SIZES = [3, 7, 1, 5, 4, 2, 6, 3, 8, 5, 2, 4]
 
@@ -57,6 +58,59 @@ def test_batch_features_mask_and_padding():
         np.testing.assert_array_equal(batch["mask"][row].numpy(), np.arange(n_max) < n)
     np.testing.assert_array_equal(yb.numpy(), y[ids])
     assert yb.dtype == torch.long
+
+
+def _one_hot_graph_set(sizes=SIZES, d: int = 150, seed: int = 0):
+    """Graphs of one-hot features (a few rows with a second value, one row and
+    one whole graph all zeros), ring adjacencies."""
+    rng = np.random.default_rng(seed)
+    X = []
+    for k, n in enumerate(sizes):
+        feats = np.zeros((n, d), dtype=np.float32)
+        feats[np.arange(n), rng.integers(0, d, n)] = 1.0
+        if k % 4 == 1:
+            feats[0, (feats[0].argmax() + 5) % d] = -0.75
+            feats[n - 1] = 0.0
+        if k == 5:
+            feats[:] = 0.0
+        adj = np.roll(np.eye(n, dtype=np.float32), 1, axis=1) if n > 1 else np.zeros((1, 1))
+        X.append((feats, np.maximum(adj, adj.T).astype(np.float32)))
+    return to_graph_set(X), X
+
+
+@pytest.mark.parametrize("ids", [[8, 2, 5, 1], [5], [2], list(range(len(SIZES)))])
+def test_listed_features_are_the_batch_features(ids):
+    gs, X = _one_hot_graph_set()
+    ds = GraphDataset(gs, sparse_features=True)
+    assert ds.lists_features
+    batch, _ = ds.__getitems__(ids)
+    b, n, d = batch["x"].shape
+    index, value = batch["feature_index"], batch["feature_value"]
+    assert index.shape[0] == value.shape[0] == b and index.dtype == torch.int32
+    # each row lists its graph's nonzeros in increasing position, then zeros
+    for row, i in enumerate(ids):
+        count = int(np.count_nonzero(X[i][0]))
+        positions = index[row, :count].numpy()
+        assert np.all(np.diff(positions) > 0)
+        np.testing.assert_array_equal(
+            value[row, :count].numpy(), X[i][0].reshape(-1)[np.flatnonzero(X[i][0])]
+        )
+        assert torch.all(value[row, count:] == 0) and torch.all(index[row, count:] == 0)
+    listed = batch_feature_matrix(index, value, n, d)
+    assert torch.equal(listed.to_dense(), batch["x"].reshape(b * n, d))
+
+
+def test_features_are_listed_only_when_asked_and_mostly_zero():
+    gs, _ = _one_hot_graph_set()
+    assert not GraphDataset(gs).lists_features
+    assert "feature_index" not in GraphDataset(gs).__getitems__([0, 1])[0]
+    dense, _ = _make_graph_set(n_features=200)  # Gaussian features: all nonzero
+    assert not GraphDataset(dense, sparse_features=True).lists_features
+    narrow, _ = _one_hot_graph_set(d=SPARSE_FEATURES[0] - 1)  # too few columns
+    assert not GraphDataset(narrow, sparse_features=True).lists_features
+    batch, _ = GraphDataset(narrow, sparse_features=True).__getitems__([0, 1])
+    assert set(batch) == {"x", "mask", "adj_index", "adj_weight"} or set(batch) == {
+        "x", "mask", "adj"}
 
 
 def test_batch_adjacency_is_padded_dense_adjacency():

@@ -164,6 +164,105 @@ def test_model_output_and_gradients_are_those_of_the_dense_product(
         torch.testing.assert_close(grads[name], grads_dense[name], msg=name)
 
 
+def _listed_module_batch(b: int = 4, n: int = 12, d: int = 300, extra: bool = False):
+    """A padded batch of one-hot rows (``extra``: some rows with a second,
+    non-unit value, one node and one whole graph without any)."""
+    x = torch.stack([_one_hot(n, d, seed) for seed in range(b)])
+    if extra:
+        g = torch.Generator().manual_seed(9)
+        x[0, 2, 7] = 0.5
+        x[2, 1, (x[2, 1].argmax() + 3) % d] = -1.25
+        x[1, 4] = 0.0
+        x[3] = torch.rand(n, d, generator=g).lt(0.01).float() * 2.5
+        x[3, :, :] = 0.0
+    mask = torch.ones(b, n, dtype=torch.bool)
+    mask[1, 9:] = False
+    mask[2, 5:] = False
+    x = x * mask.unsqueeze(-1)
+    return x, mask
+
+
+def _listing(x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``feature_index``/``feature_value`` of a padded batch, built as
+    GraphDataset lists them (position i·d + j, rows padded with zeros)."""
+    b, n, d = x.shape
+    per_graph = [x[k].reshape(-1).nonzero().squeeze(1) for k in range(b)]
+    width = max(max(len(p) for p in per_graph), 1)
+    index = torch.zeros(b, width, dtype=torch.int32)
+    value = torch.zeros(b, width)
+    for k, pos in enumerate(per_graph):
+        index[k, :len(pos)] = pos.to(torch.int32)
+        value[k, :len(pos)] = x[k].reshape(-1)[pos]
+    return index, value
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_batch_feature_matrix_is_the_padded_features(extra):
+    x, mask = _listed_module_batch(extra=extra)
+    b, n, d = x.shape
+    listed = _feature_product.batch_feature_matrix(*_listing(x, mask), n, d)
+    assert listed.is_coalesced() and listed.shape == (b * n, d)
+    assert torch.equal(listed.to_dense(), x.reshape(b * n, d))
+    assert listed._nnz() == int(torch.count_nonzero(x))
+
+
+@pytest.mark.parametrize("graph_path", ["dense", "sparse"])
+@pytest.mark.parametrize("feature_mask", [True, False])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("extra", [False, True])
+def test_listed_features_give_the_outputs_and_gradients_of_x(
+    graph_path, feature_mask, training, extra, monkeypatch
+):
+    """The module reads a batch's listed nonzero features instead of ``x``:
+    the same logits, KL and density (bit for bit on one-hot rows), the same
+    gradients up to rounding, the same random draws."""
+    x, mask = _listed_module_batch(extra=extra)
+    b, n, d = x.shape
+    adj = (torch.rand(b, n, n, generator=torch.Generator().manual_seed(3)) < 0.3).float()
+    adj = torch.triu(adj, 1)
+    adj = (adj + adj.transpose(1, 2)) * mask.unsqueeze(1) * mask.unsqueeze(2)
+    index, value = _listing(x, mask)
+    torch.manual_seed(0)
+    module = VIBGSLModule(
+        d, 2, hidden_dim=16, feature_mask=feature_mask, graph_path=graph_path,
+        observed_branch=True, edge_score="cosine", structure_k=3,
+    ).train(training)
+
+    def run(**listed):
+        module.zero_grad()
+        torch.manual_seed(5)
+        logits, kl, edge_kl, density = module(x, mask, adj, **listed)
+        (logits.square().sum() + kl.sum()).backward()
+        grads = {k: p.grad.clone() for k, p in module.named_parameters() if p.grad is not None}
+        return (logits.detach(), kl.detach(), density), grads, torch.rand(())
+
+    calls = _sparse_product_calls(monkeypatch)
+    out, grads, after = run(feature_index=index, feature_value=value)
+    assert calls and all(rows == b * n for rows in calls), "the listed matrix is multiplied"
+    monkeypatch.setattr(_feature_product, "SPARSE_ROUTES", ())  # x densely
+    calls.clear()
+    out_x, grads_x, after_x = run()
+    assert calls == []
+    assert torch.equal(after, after_x)  # the same random numbers were drawn
+    for got, expected in zip(out, out_x):
+        if extra:
+            torch.testing.assert_close(got, expected)
+        else:  # one nonzero per row: each product is a single term, either way
+            assert torch.equal(got, expected)
+    assert grads.keys() == grads_x.keys()
+    for name in grads:  # weight gradients sum over the rows in another order
+        torch.testing.assert_close(grads[name], grads_x[name], msg=name)
+
+
+def test_listed_features_are_not_used_off_cpu_or_without_both_parts():
+    x, mask = _listed_module_batch()
+    index, value = _listing(x, mask)
+    assert _feature_product.listed_features(x, None, value) is None
+    assert _feature_product.listed_features(x, index, None) is None
+    assert _feature_product.listed_features(x.to("meta"), index, value) is None
+    assert _feature_product.listed_features(x, index, value) is not None
+
+
 def _one_hot_graphs(count: int = 40, d: int = 160):
     rng = np.random.default_rng(0)
     X, y = [], []
@@ -177,11 +276,32 @@ def _one_hot_graphs(count: int = 40, d: int = 160):
     return X, y
 
 
-def test_sparse_products_train_under_bfloat16_autocast():
-    # autocast ran the sparse product in bfloat16 and its backward failed
-    # ("expected scalar type Float but found BFloat16")
+class _NotListing(VIBGSLClassifier):
+    @property
+    def _lists_features(self):
+        return False
+
+
+def test_classifier_lists_one_hot_features_on_cpu_and_predicts_as_without():
     X, y = _one_hot_graphs()
-    clf = VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0, precision="bf16")
-    clf.fit(X, y)
+    NotListing = _NotListing
+    params = dict(max_epochs=3, batch_size=8, random_state=0, observed_branch=True,
+                  edge_score="cosine", structure_k=3)
+    listing = VIBGSLClassifier(**params).fit(X, y)
+    plain = NotListing(**params).fit(X, y)
+    assert listing.get_dataset(X).lists_features
+    assert not plain.get_dataset(X).lists_features
+    np.testing.assert_allclose(listing.predict_proba(X), plain.predict_proba(X), atol=1e-4)
+    for key in ("train_loss", "train_density"):
+        np.testing.assert_allclose(listing.history[:, key], plain.history[:, key], rtol=1e-4)
+
+
+@pytest.mark.parametrize("classifier", [VIBGSLClassifier, _NotListing])
+def test_sparse_products_train_under_bfloat16_autocast(classifier):
+    # autocast ran the sparse product in bfloat16 and its backward failed
+    # ("expected scalar type Float but found BFloat16"), listed or converted
+    X, y = _one_hot_graphs()
+    clf = classifier(max_epochs=2, batch_size=8, random_state=0, precision="bf16").fit(X, y)
     assert np.isfinite(clf.history[:, "train_loss"]).all()
-    np.testing.assert_allclose(clf.predict_proba(X).sum(1), 1.0, rtol=1e-5)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-5)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from ._feature_product import feature_product
+from ._feature_product import feature_product, listed_features
 from .backbones import SHARED_BACKBONES, Backbone
 from .sparse_ann import TOP_K_SEARCHES
 from .sparse_model import sparse_encode
@@ -181,6 +181,14 @@ class VIBGSLModule(nn.Module):
         ``True``; it costs one GNN instead of two, and the learned edges
         reach every layer instead of only the readout. GCN and GIN only.
 
+    ``forward`` also takes ``feature_index`` and ``feature_value``
+    (``B × E``, from :class:`~sk_vibgsl._batching.GraphDataset` with
+    ``sparse_features=True``): the batch's nonzero node features, which the
+    first products then read instead of ``x`` on CPU
+    (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`); the
+    outputs are those of ``x`` alone (exactly so for one-hot rows, up to
+    float rounding otherwise).
+
     Returns (forward)
     -----------------
     logits : Tensor of shape (B, n_classes)
@@ -337,10 +345,15 @@ class VIBGSLModule(nn.Module):
             return None  # every pair: the structure learner's own (fastest) default
         return candidate_pairs(mask, adj, self.candidate_hops)
 
-    def ib_graph(self, x: Tensor, mask: Tensor, adj: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def ib_graph(
+        self, x: Tensor, mask: Tensor, adj: Tensor | None = None,
+        feature_index: Tensor | None = None, feature_value: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor]:
         """Return the IB-graph ``(X_IB, A)`` that the GNN sees.
 
         ``A`` already includes the observed structure when ``structure_mix > 0``.
+        A batch's listed features (``feature_index``, ``feature_value``) are
+        accepted and not needed: ``X_IB`` is formed from ``x``.
         """
         x_ib = self.feature_mask(x, mask) if self.feature_mask is not None else x
         lam = self.mix
@@ -399,33 +412,37 @@ class VIBGSLModule(nn.Module):
             return False  # every pair is kept: as many edges as dense entries
         return n >= SPARSE_MIN_NODES[kind]
 
-    def project(self, x: Tensor, mask: Tensor) -> list[Tensor]:
+    def project(self, x: Tensor, mask: Tensor, listed: Tensor | None = None) -> list[Tensor]:
         """``[X_IB @ W.T]`` for the GNN's first weight and, with structure
         learning, the structure learner's first weight, then with
         ``observed_branch`` the observed-graph GNN's (each ``B × N × out``),
-        through :meth:`~sk_vibgsl.nn.FeatureMask.project` when the mask is learned."""
+        through :meth:`~sk_vibgsl.nn.FeatureMask.project` when the mask is learned.
+        ``listed``: ``x`` as a sparse ``(B·N) × d`` matrix
+        (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`), read
+        instead of ``x``."""
         weights = [self.gnn.conv1.first_weight]
         if self.structure is not None:
             weights.append(self.structure.lin1.weight)
         if self.observed_gnn is not None:
             weights.append(self.observed_gnn.conv1.first_weight)
         if self.feature_mask is not None:
-            return self.feature_mask.project(x, mask, weights)
+            return self.feature_mask.project(x, mask, weights, listed)
         w = torch.cat(weights)
-        out = feature_product(x.reshape(-1, x.shape[-1]), w).view(*x.shape[:-1], len(w))
+        out = feature_product(x.reshape(-1, x.shape[-1]), w, listed).view(*x.shape[:-1], len(w))
         return list(out.split([len(wk) for wk in weights], -1))
 
     def encode(
-        self, x: Tensor, mask: Tensor, adj: Tensor | None = None
+        self, x: Tensor, mask: Tensor, adj: Tensor | None = None, listed: Tensor | None = None
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         r"""Return :math:`\mu, \sigma` of :math:`p(Z \mid G)`, each ``(B, K)``,
-        and the per-graph edge KL and density (see the class's Returns)."""
+        and the per-graph edge KL and density (see the class's Returns);
+        ``listed`` as in :meth:`project`."""
         # As gnn(*ib_graph(x, mask, adj), mask), but X_IB only ever enters
         # linear maps (the structure learner's first layer and the GNN's), so
         # the feature mask gives their outputs directly (FeatureMask.project).
         lam = self.mix
         self._check_adj(adj)
-        projected = self.project(x, mask)
+        projected = self.project(x, mask, listed)
         edge_kl = mask.new_zeros(mask.shape[0], dtype=projected[0].dtype)
         if self.structure is None:
             a = adj
@@ -473,12 +490,17 @@ class VIBGSLModule(nn.Module):
         adj: Tensor | None = None,
         adj_index: Tensor | None = None,
         adj_weight: Tensor | None = None,
+        feature_index: Tensor | None = None,
+        feature_value: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        listed = listed_features(x, feature_index, feature_value)
         if adj_index is not None or self.uses_sparse_path(mask, lambda: _edge_count(adj)):
-            pooled, edge_kl, density = sparse_encode(self, x, mask, adj, adj_index, adj_weight)
+            pooled, edge_kl, density = sparse_encode(
+                self, x, mask, adj, adj_index, adj_weight, listed=listed
+            )
             mu, sigma = gaussian_parameters(pooled, self.ib_size)
         else:
-            mu, sigma, edge_kl, density = self.encode(x, mask, adj)
+            mu, sigma, edge_kl, density = self.encode(x, mask, adj, listed)
         z = reparameterize(mu, sigma, sample=self.training)
         return self.classifier(z), kl_to_standard_normal(mu, sigma), edge_kl, density
 

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from ._feature_product import listed_features
 from .sparse_backbones import edge_graph, mean_pool, sparse_backbone, sum_pool
 from .sparse_structure import IBEdges, hop_candidates, ib_edges
 from .structure import degree_scales
@@ -110,7 +111,9 @@ def observed_density(index: Tensor, weight: Tensor, batch: SparseBatch) -> Tenso
 
 
 def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
-                    adj_weight=None, noise: Tensor | None = None):
+                    adj_weight=None, noise: Tensor | None = None, *,
+                    listed: Tensor | None = None, feature_index: Tensor | None = None,
+                    feature_value: Tensor | None = None):
     """The IB-graph on the sparse path: ``(batch, h, graph, edges, observed)``.
 
     ``h`` is the list of first projections of :math:`X_{IB}` on the real
@@ -119,6 +122,9 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     (:class:`~sk_vibgsl.nn.sparse_backbones.EdgeGraph`), ``edges`` the
     :class:`~sk_vibgsl.nn.sparse_structure.IBEdges` (``None`` without
     structure learning), ``observed`` the observed ``(edge_index, weight)``.
+    ``listed``, or a batch's ``feature_index`` and ``feature_value``: the
+    nonzero features, read instead of ``x``
+    (:meth:`~sk_vibgsl.nn.VIBGSLModule.project`).
     """
     lam = module.mix
     has_obs = adj is not None or adj_index is not None
@@ -133,7 +139,9 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
         raise ValueError("candidate_hops needs the observed adjacency `adj`.")
     batch = sparse_batch(mask)
     n = mask.shape[1]
-    projected = module.project(x, mask)
+    if listed is None:
+        listed = listed_features(x, feature_index, feature_value)
+    projected = module.project(x, mask, listed)
     flat = [p.reshape(-1, p.shape[-1]).index_select(0, batch.real) for p in projected]
     t = len(batch.real)
     obs_index, obs_weight = observed_edges(batch, n, adj, adj_index, adj_weight)
@@ -168,13 +176,14 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
 
 
 def sparse_encode(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
-                  adj_weight=None, noise: Tensor | None = None):
+                  adj_weight=None, noise: Tensor | None = None, *,
+                  listed: Tensor | None = None):
     """``(pooled, edge_kl, density)`` of the sparse path: ``pooled`` is the
     GNN output per graph ``(B, 2K)``, its mean or sum over the nodes
     (``module.readout``); ``edge_kl`` and ``density`` are ``(B,)`` (zeros
     without structure learning)."""
     batch, h, graph, edges, observed = sparse_ib_graph(
-        module, x, mask, adj, adj_index, adj_weight, noise
+        module, x, mask, adj, adj_index, adj_weight, noise, listed=listed
     )
     if module.shares_branch:  # one GNN: the observed graph, and the learned one gated
         obs_graph = edge_graph(*observed, len(batch.real), coalesced=False)

@@ -85,7 +85,9 @@ class FeatureMask(nn.Module):
         out = torch.lerp(x_r, x, self.mask.expand_as(x))
         return out * mask.unsqueeze(-1)
 
-    def project(self, x: Tensor, mask: Tensor, weights: list[Tensor]) -> list[Tensor]:
+    def project(
+        self, x: Tensor, mask: Tensor, weights: list[Tensor], listed: Tensor | None = None
+    ) -> list[Tensor]:
         r"""``[X_IB @ W.T for W in weights]`` without forming :math:`X_{IB}`.
 
         The same draw as :meth:`forward` (one random-number call of the same
@@ -103,6 +105,10 @@ class FeatureMask(nn.Module):
         x : Tensor of shape (B, N, d)
         mask : Tensor of shape (B, N), bool
         weights : list of Tensor of shape (out_k, d)
+        listed : sparse Tensor of shape (B·N, d), optional
+            ``x`` as a sparse matrix, its padded nodes' rows empty
+            (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`):
+            multiplied instead of the real rows of ``x``, which is not read.
 
         Returns
         -------
@@ -111,17 +117,29 @@ class FeatureMask(nn.Module):
         b, n, d = x.shape
         flat_mask = mask.reshape(-1)
         real = flat_mask.nonzero().squeeze(1)
-        x_real = x.reshape(-1, d).index_select(0, real)
         m = self.mask
         w = torch.cat(weights, 0)
         width = w.shape[0]
+        if listed is None:
+            x_real = x.reshape(-1, d).index_select(0, real)
         if self.training:
             # the draw of forward(): a random real node for every (padded) row
             r = torch.randint(len(real), (b * n,), device=x.device)
-            both = feature_product(x_real, torch.cat([w * m, w * (1 - m)], 0))
-            proj = both[:, :width] + both[:, width:].index_select(0, r.index_select(0, real))
-        else:
+            both_w = torch.cat([w * m, w * (1 - m)], 0)
+            if listed is None:
+                both = feature_product(x_real, both_w)
+                proj = both[:, :width] + both[:, width:].index_select(0, r.index_select(0, real))
+            else:  # every row's product; row i draws row real[r[i]]
+                both = feature_product(x, both_w, listed)
+                picked = both[:, width:].index_select(0, real.index_select(0, r))
+                out = (both[:, :width] + picked).mul_(flat_mask.unsqueeze(-1)).view(b, n, width)
+                return list(out.split([wk.shape[0] for wk in weights], -1))
+        elif listed is None:
             proj = feature_product(x_real, w * m) + self.mean @ (w * (1 - m)).T
+        else:
+            out = feature_product(x, w * m, listed) + self.mean @ (w * (1 - m)).T
+            out = out.mul_(flat_mask.unsqueeze(-1)).view(b, n, width)
+            return list(out.split([wk.shape[0] for wk in weights], -1))
         out = proj.new_zeros((b * n, width)).index_copy(0, real, proj).view(b, n, width)
         return list(out.split([wk.shape[0] for wk in weights], -1))
 
