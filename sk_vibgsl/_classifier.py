@@ -766,11 +766,13 @@ class VIBGSLClassifier(NeuralNetClassifier):
     def _lists_features(self) -> bool:
         """Whether batches list their nonzero node features (mostly-zero
         features such as one-hot degrees, :class:`~sk_vibgsl._batching.GraphDataset`):
-        on CPU, for :class:`~sk_vibgsl.nn.VIBGSLModule` (a custom module gets
-        ``x`` and ``mask`` as before)."""
+        on CPU (or ``device=None``, where nothing is moved off it), for
+        :class:`~sk_vibgsl.nn.VIBGSLModule` (a custom module gets ``x`` and
+        ``mask`` as before). A listed batch that reaches another device is
+        multiplied from ``x`` (:func:`~sk_vibgsl.nn._feature_product.listed_features`)."""
         module = self.module
         return (
-            torch.device(self.device).type == "cpu"
+            (self.device is None or torch.device(self.device).type == "cpu")
             and isinstance(module, type)
             and issubclass(module, VIBGSLModule)
         )

@@ -305,3 +305,19 @@ def test_sparse_products_train_under_bfloat16_autocast(classifier):
     assert np.isfinite(clf.history[:, "train_loss"]).all()
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-5)
+
+
+def test_lists_features_with_device_none_and_not_for_a_custom_module():
+    # device=None (skorch: move nothing) keeps the CPU data; a module that is not a
+    # VIBGSLModule gets the batches it always got
+    X, y = _one_hot_graphs(count=12)
+    clf = VIBGSLClassifier(max_epochs=1, batch_size=4, random_state=0, device=None).fit(X, y)
+    assert clf.get_dataset(X).lists_features
+    assert clf.predict(X).shape == (12,)
+
+    class Custom(VIBGSLModule):
+        pass
+
+    custom = VIBGSLClassifier(module=lambda **kw: Custom(**kw), max_epochs=1)
+    assert not custom._lists_features
+    assert not VIBGSLClassifier(device="cuda")._lists_features
