@@ -103,17 +103,24 @@ class GraphDataset(Dataset):
         g = self.graphs
         sizes = self.sizes[ids]
         b, n = len(ids), int(sizes.max())
-        starts = np.cumsum(sizes) - sizes
-        pos = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
-        rows = torch.from_numpy(np.repeat(g.node_ptr[ids], sizes) + pos)
-        # flat position (graph, node) -> graph * n + node, for index_copy_
-        slots = torch.from_numpy(np.repeat(np.arange(b) * n, sizes) + pos)
-        x = self._x.new_zeros((b, n, g.n_features))
-        x.view(b * n, -1).index_copy_(0, slots, self._x.index_select(0, rows))
+        listed = None if self._features is None else self._listed_features(ids, n)
+        if listed is None:
+            starts = np.cumsum(sizes) - sizes
+            pos = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+            rows = torch.from_numpy(np.repeat(g.node_ptr[ids], sizes) + pos)
+            # flat position (graph, node) -> graph * n + node, for index_copy_
+            slots = torch.from_numpy(np.repeat(np.arange(b) * n, sizes) + pos)
+            x = self._x.new_zeros((b, n, g.n_features))
+            x.view(b * n, -1).index_copy_(0, slots, self._x.index_select(0, rows))
+        else:  # the listed nonzeros written into zeros: no pass over the dense rows
+            listed, flat, values = listed
+            x = np.zeros(b * n * g.n_features, dtype=self.graphs.x.dtype)
+            x[flat] = values
+            x = torch.from_numpy(x).view(b, n, g.n_features)
         mask = torch.arange(n).unsqueeze(0) < torch.from_numpy(sizes).unsqueeze(1)
         batch = {"x": x, "mask": mask}
-        if self._features is not None:
-            batch.update(self._listed_features(ids, n))
+        if listed is not None:
+            batch.update(listed)
         if self.with_adjacency:
             n_edges = g.edge_ptr[ids + 1] - g.edge_ptr[ids]
             e_starts = np.cumsum(n_edges) - n_edges
@@ -141,22 +148,28 @@ class GraphDataset(Dataset):
         y = self.y[ids] if self.y is not None else torch.zeros(b, dtype=torch.long)
         return batch, y
 
-    def _listed_features(self, ids: np.ndarray, n: int) -> dict[str, torch.Tensor]:
+    def _listed_features(
+        self, ids: np.ndarray, n: int
+    ) -> tuple[dict[str, torch.Tensor], np.ndarray, np.ndarray]:
         """``feature_index``/``feature_value`` (``B × E``) of graphs ``ids``
-        padded to ``n`` nodes (see the module docstring)."""
+        padded to ``n`` nodes (see the module docstring), and each nonzero's
+        flat position in the batch's ``B × N × F`` features with its value."""
         ptr, position, value = self._features
-        b = len(ids)
+        b, d = len(ids), self.graphs.n_features
         counts = ptr[ids + 1] - ptr[ids]
         width = max(int(counts.max(initial=0)), 1)
         entries, within = _gather_ranges(ptr[ids], counts)
         slots = np.repeat(np.arange(b) * width, counts) + within
-        index_dtype = np.int32 if n * self.graphs.n_features <= np.iinfo(np.int32).max else np.int64
+        index_dtype = np.int32 if n * d <= np.iinfo(np.int32).max else np.int64
         index = np.zeros(b * width, dtype=index_dtype)
         values = np.zeros(b * width, dtype=value.dtype)
-        index[slots] = position[entries]
-        values[slots] = value[entries]
-        return {"feature_index": torch.from_numpy(index).view(b, width),
-                "feature_value": torch.from_numpy(values).view(b, width)}
+        in_graph, nonzero = position[entries], value[entries]
+        index[slots] = in_graph
+        values[slots] = nonzero
+        flat = np.repeat(np.arange(b, dtype=np.int64) * (n * d), counts) + in_graph
+        listed = {"feature_index": torch.from_numpy(index).view(b, width),
+                  "feature_value": torch.from_numpy(values).view(b, width)}
+        return listed, flat, nonzero
 
 
 def _list_features(graphs: GraphSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -98,6 +98,14 @@ def test_listed_features_are_the_batch_features(ids):
         assert torch.all(value[row, count:] == 0) and torch.all(index[row, count:] == 0)
     listed = batch_feature_matrix(index, value, n, d)
     assert torch.equal(listed.to_dense(), batch["x"].reshape(b * n, d))
+    # x itself is written from the list: the graphs' features, zeros elsewhere
+    assert batch["x"].dtype == torch.float32
+    for row, i in enumerate(ids):
+        m = SIZES[i]
+        np.testing.assert_array_equal(batch["x"][row, :m].numpy(), X[i][0])
+        assert torch.all(batch["x"][row, m:] == 0)
+    plain, _ = GraphDataset(gs).__getitems__(ids)
+    assert torch.equal(plain["x"], batch["x"]) and torch.equal(plain["mask"], batch["mask"])
 
 
 def test_features_are_listed_only_when_asked_and_mostly_zero():
