@@ -19,8 +19,9 @@ A batch of ``B`` graphs with at most ``N`` nodes is a dict
   features of each graph, feature ``j`` of node ``i`` at position
   ``i · F + j``, rows padded with value 0 at position 0. The first products
   of the model read these instead of ``x``
-  (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`); they are
-  listed once per dataset, so no batch scans its ``B × N × F`` features.
+  (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`), and ``x``
+  is those values written into zeros: they are listed once per dataset, so
+  no batch gathers or scans its ``B × N × F`` features.
 
 :func:`densify_adjacency` turns an edge list into the dense ``adj`` where
 the tensors are: the classifier calls it after moving the batch to its
@@ -82,7 +83,7 @@ class GraphDataset(Dataset):
         self._x = torch.from_numpy(graphs.x)
         self._edge_index = torch.from_numpy(graphs.edge_index)
         self._edge_weight = torch.from_numpy(graphs.edge_weight)
-        self._features = None  # per graph: (first entry, position, value)
+        self._features = None  # (ptr, position, value): see _list_features
         if sparse_features and has_sparse_features(graphs.x):
             self._features = _list_features(graphs)
 
@@ -103,8 +104,8 @@ class GraphDataset(Dataset):
         g = self.graphs
         sizes = self.sizes[ids]
         b, n = len(ids), int(sizes.max())
-        listed = None if self._features is None else self._listed_features(ids, n)
-        if listed is None:
+        listing = None if self._features is None else self._listed_features(ids, n)
+        if listing is None:
             starts = np.cumsum(sizes) - sizes
             pos = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
             rows = torch.from_numpy(np.repeat(g.node_ptr[ids], sizes) + pos)
@@ -113,13 +114,13 @@ class GraphDataset(Dataset):
             x = self._x.new_zeros((b, n, g.n_features))
             x.view(b * n, -1).index_copy_(0, slots, self._x.index_select(0, rows))
         else:  # the listed nonzeros written into zeros: no pass over the dense rows
-            listed, flat, values = listed
-            x = np.zeros(b * n * g.n_features, dtype=self.graphs.x.dtype)
+            listed, flat, values = listing
+            x = np.zeros(b * n * g.n_features, dtype=g.x.dtype)
             x[flat] = values
             x = torch.from_numpy(x).view(b, n, g.n_features)
         mask = torch.arange(n).unsqueeze(0) < torch.from_numpy(sizes).unsqueeze(1)
         batch = {"x": x, "mask": mask}
-        if listed is not None:
+        if listing is not None:
             batch.update(listed)
         if self.with_adjacency:
             n_edges = g.edge_ptr[ids + 1] - g.edge_ptr[ids]
