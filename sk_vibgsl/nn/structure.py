@@ -120,28 +120,28 @@ class FeatureMask(nn.Module):
         m = self.mask
         w = torch.cat(weights, 0)
         width = w.shape[0]
-        if listed is None:
-            x_real = x.reshape(-1, d).index_select(0, real)
         if self.training:
             # the draw of forward(): a random real node for every (padded) row
             r = torch.randint(len(real), (b * n,), device=x.device)
             both_w = torch.cat([w * m, w * (1 - m)], 0)
-            if listed is None:
+        else:
+            w_m, mean_term = w * m, self.mean @ (w * (1 - m)).T
+        if listed is None:  # the real rows only, then put in place
+            x_real = x.reshape(-1, d).index_select(0, real)
+            if self.training:
                 both = feature_product(x_real, both_w)
                 proj = both[:, :width] + both[:, width:].index_select(0, r.index_select(0, real))
-            else:  # every row's product; row i draws row real[r[i]]
+            else:
+                proj = feature_product(x_real, w_m) + mean_term
+            out = proj.new_zeros((b * n, width)).index_copy(0, real, proj)
+        else:  # every row (padded ones are empty), then padded rows zeroed
+            if self.training:  # row i draws row real[r[i]]
                 both = feature_product(x, both_w, listed)
-                picked = both[:, width:].index_select(0, real.index_select(0, r))
-                out = (both[:, :width] + picked).mul_(flat_mask.unsqueeze(-1)).view(b, n, width)
-                return list(out.split([wk.shape[0] for wk in weights], -1))
-        elif listed is None:
-            proj = feature_product(x_real, w * m) + self.mean @ (w * (1 - m)).T
-        else:
-            out = feature_product(x, w * m, listed) + self.mean @ (w * (1 - m)).T
-            out = out.mul_(flat_mask.unsqueeze(-1)).view(b, n, width)
-            return list(out.split([wk.shape[0] for wk in weights], -1))
-        out = proj.new_zeros((b * n, width)).index_copy(0, real, proj).view(b, n, width)
-        return list(out.split([wk.shape[0] for wk in weights], -1))
+                out = both[:, :width] + both[:, width:].index_select(0, real.index_select(0, r))
+            else:
+                out = feature_product(x, w_m, listed) + mean_term
+            out = out.mul_(flat_mask.unsqueeze(-1))
+        return list(out.view(b, n, width).split([wk.shape[0] for wk in weights], -1))
 
 
 def concrete_bernoulli(logits: Tensor, temperature: float) -> Tensor:
