@@ -361,3 +361,16 @@ run branch_cos_top4_cyc__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --set structu
 # (same accuracy, epochs run and best epoch); so the *__p50 rows are the MUTAG records of that
 # rule and the patience-20 rows those of the other datasets. The option is part of a unit's key,
 # so such a run makes records of its own.
+# the gamma-thinned cosine IB-graph alone (no observed channel, no top-k): since the node features
+# are listed once per dataset its IMDB-BINARY epoch is 1.00x plain PyG GCN (at the speed bound,
+# benchmarks/results/speed_listed_features), the one sparse IB-graph a default could afford;
+# does it keep the accuracy, and how dense is it? MUTAG (cos_ekl__p50 beside observed__p50),
+# IMDB-BINARY and IMDB-MULTI (cos_ekl beside observed), GCN and GIN, seed 0, both sides on an
+# Intel Xeon (AVX512) into OUT=benchmarks/results/structure_study_cos_ekl_xeon: declared on
+# 2026-11-29 at 17:29 before it ran. Expectation: its learned graphs are not complete (mean
+# test-fold density < 0.9 on each dataset) and its paired difference to the observed graph is
+# within 1 point of the cosine row's on seed 0 (IMDB-B +0.8 / +1.7, IMDB-M -0.6 / -0.3, MUTAG
+# -1.1 / +0.6 at patience 20, GCN / GIN); whatever it gives is reported
+run cos_ekl "${V[@]}" --set edge_score=cosine --set edge_beta=0.1 --set edge_prior=0.05
+run cos_ekl__p50 "${V[@]}" "${P50[@]}" --set edge_score=cosine --set edge_beta=0.1 \
+    --set edge_prior=0.05
