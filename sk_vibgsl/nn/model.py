@@ -182,10 +182,10 @@ class VIBGSLModule(nn.Module):
         reach every layer instead of only the readout. GCN and GIN only.
 
     ``forward`` also takes ``feature_index`` and ``feature_value``
-    (``B × E``, from :class:`~sk_vibgsl._batching.GraphDataset` with
+    (``B × E``, from the classifier's dataset, ``sk_vibgsl._batching.GraphDataset`` with
     ``sparse_features=True``): the batch's nonzero node features, which the
     first products then read instead of ``x`` on CPU
-    (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`); the
+    (``sk_vibgsl.nn._feature_product.batch_feature_matrix``); the
     outputs are those of ``x`` alone (exactly so for one-hot rows, up to
     float rounding otherwise).
 
@@ -418,7 +418,7 @@ class VIBGSLModule(nn.Module):
         ``observed_branch`` the observed-graph GNN's (each ``B × N × out``),
         through :meth:`~sk_vibgsl.nn.FeatureMask.project` when the mask is learned.
         ``listed``: ``x`` as a sparse ``(B·N) × d`` matrix
-        (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`), read
+        (``sk_vibgsl.nn._feature_product.batch_feature_matrix``), read
         instead of ``x``."""
         weights = [self.gnn.conv1.first_weight]
         if self.structure is not None:

@@ -107,7 +107,7 @@ class FeatureMask(nn.Module):
         weights : list of Tensor of shape (out_k, d)
         listed : sparse Tensor of shape (B·N, d), optional
             ``x`` as a sparse matrix, its padded nodes' rows empty
-            (:func:`~sk_vibgsl.nn._feature_product.batch_feature_matrix`):
+            (``sk_vibgsl.nn._feature_product.batch_feature_matrix``):
             multiplied instead of the real rows of ``x``, which is not read.
 
         Returns
