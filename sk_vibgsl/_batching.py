@@ -106,9 +106,8 @@ class GraphDataset(Dataset):
         b, n = len(ids), int(sizes.max())
         listing = None if self._features is None else self._listed_features(ids, n)
         if listing is None:
-            starts = np.cumsum(sizes) - sizes
-            pos = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
-            rows = torch.from_numpy(np.repeat(g.node_ptr[ids], sizes) + pos)
+            rows, pos = _gather_ranges(g.node_ptr[ids], sizes)
+            rows = torch.from_numpy(rows)
             # flat position (graph, node) -> graph * n + node, for index_copy_
             slots = torch.from_numpy(np.repeat(np.arange(b) * n, sizes) + pos)
             x = self._x.new_zeros((b, n, g.n_features))
@@ -124,23 +123,19 @@ class GraphDataset(Dataset):
             batch.update(listed)
         if self.with_adjacency:
             n_edges = g.edge_ptr[ids + 1] - g.edge_ptr[ids]
-            e_starts = np.cumsum(n_edges) - n_edges
-            e_pos = np.arange(int(n_edges.sum())) - np.repeat(e_starts, n_edges)
-            cols = torch.from_numpy(np.repeat(g.edge_ptr[ids], n_edges) + e_pos)
+            cols, e_pos = _gather_ranges(g.edge_ptr[ids], n_edges)
+            cols = torch.from_numpy(cols)
             width = int(n_edges.max(initial=0))
             ei = self._edge_index[:, cols]
-            index_dtype = torch.int32 if n * n <= torch.iinfo(torch.int32).max else torch.long
-            list_bytes = b * width * (index_dtype.itemsize + self._edge_weight.element_size())
+            index_dtype = np.int32 if n * n <= np.iinfo(np.int32).max else np.int64
+            list_bytes = b * width * (index_dtype().itemsize + self._edge_weight.element_size())
             if list_bytes < b * n * n * x.element_size():
                 # row-padded (B, E): every value of a batch has B rows, as
                 # skorch expects of a batch
-                slots = torch.from_numpy(np.repeat(np.arange(b) * width, n_edges) + e_pos)
-                index = torch.zeros(b * width, dtype=index_dtype)
-                weight = self._edge_weight.new_zeros(b * width)
-                index[slots] = (ei[0] * n + ei[1]).to(index_dtype)
-                weight[slots] = self._edge_weight[cols]
-                batch["adj_index"] = index.view(b, width)
-                batch["adj_weight"] = weight.view(b, width)
+                batch["adj_index"], batch["adj_weight"] = _row_padded(
+                    n_edges, e_pos, width, (ei[0] * n + ei[1]).numpy().astype(index_dtype),
+                    self._edge_weight[cols].numpy(),
+                )
             else:
                 graph_of_edge = torch.from_numpy(np.repeat(np.arange(b) * (n * n), n_edges))
                 adj = x.new_zeros((b, n, n))
@@ -160,17 +155,11 @@ class GraphDataset(Dataset):
         counts = ptr[ids + 1] - ptr[ids]
         width = max(int(counts.max(initial=0)), 1)
         entries, within = _gather_ranges(ptr[ids], counts)
-        slots = np.repeat(np.arange(b) * width, counts) + within
         index_dtype = np.int32 if n * d <= np.iinfo(np.int32).max else np.int64
-        index = np.zeros(b * width, dtype=index_dtype)
-        values = np.zeros(b * width, dtype=value.dtype)
         in_graph, nonzero = position[entries], value[entries]
-        index[slots] = in_graph
-        values[slots] = nonzero
+        index, values = _row_padded(counts, within, width, in_graph.astype(index_dtype), nonzero)
         flat = np.repeat(np.arange(b, dtype=np.int64) * (n * d), counts) + in_graph
-        listed = {"feature_index": torch.from_numpy(index).view(b, width),
-                  "feature_value": torch.from_numpy(values).view(b, width)}
-        return listed, flat, nonzero
+        return {"feature_index": index, "feature_value": values}, flat, nonzero
 
 
 def _list_features(graphs: GraphSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -194,6 +183,22 @@ def _gather_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, 
     offsets = np.cumsum(counts) - counts
     within = np.arange(int(counts.sum())) - np.repeat(offsets, counts)
     return np.repeat(starts, counts) + within, within
+
+
+def _row_padded(
+    counts: np.ndarray, within: np.ndarray, width: int, *columns: np.ndarray
+) -> tuple[torch.Tensor, ...]:
+    """Each of ``columns`` (the concatenated entries of ``len(counts)``
+    graphs, entry ``k`` of graph ``g`` at position ``within``) as a
+    ``B × width`` tensor, rows padded with zeros: every value of a batch has
+    ``B`` rows, as skorch expects of a batch."""
+    slots = np.repeat(np.arange(len(counts)) * width, counts) + within
+    out = []
+    for column in columns:
+        padded = np.zeros(len(counts) * width, dtype=column.dtype)
+        padded[slots] = column
+        out.append(torch.from_numpy(padded).view(len(counts), width))
+    return tuple(out)
 
 
 def densify_adjacency(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
