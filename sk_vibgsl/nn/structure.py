@@ -7,6 +7,7 @@ Bottleneck", AAAI 2022, §3 "Step-1: Generate IB-Graph".
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 import torch.nn.functional as F
@@ -120,26 +121,22 @@ class FeatureMask(nn.Module):
         m = self.mask
         w = torch.cat(weights, 0)
         width = w.shape[0]
+        if listed is None:  # the real rows' products, put in place after
+            product = partial(feature_product, x.reshape(-1, d).index_select(0, real))
+        else:  # every row's product: padded rows are empty, zeroed after
+            product = partial(feature_product, x, listed=listed)
         if self.training:
-            # the draw of forward(): a random real node for every (padded) row
+            # the draw of forward(): a random real node for every (padded) row;
+            # the row of `both` it picks: among the real rows, or among all rows
             r = torch.randint(len(real), (b * n,), device=x.device)
-            both_w = torch.cat([w * m, w * (1 - m)], 0)
+            drawn = r.index_select(0, real) if listed is None else real.index_select(0, r)
+            both = product(torch.cat([w * m, w * (1 - m)], 0))
+            out = both[:, :width] + both[:, width:].index_select(0, drawn)
         else:
-            w_m, mean_term = w * m, self.mean @ (w * (1 - m)).T
-        if listed is None:  # the real rows only, then put in place
-            x_real = x.reshape(-1, d).index_select(0, real)
-            if self.training:
-                both = feature_product(x_real, both_w)
-                proj = both[:, :width] + both[:, width:].index_select(0, r.index_select(0, real))
-            else:
-                proj = feature_product(x_real, w_m) + mean_term
-            out = proj.new_zeros((b * n, width)).index_copy(0, real, proj)
-        else:  # every row (padded ones are empty), then padded rows zeroed
-            if self.training:  # row i draws row real[r[i]]
-                both = feature_product(x, both_w, listed)
-                out = both[:, :width] + both[:, width:].index_select(0, real.index_select(0, r))
-            else:
-                out = feature_product(x, w_m, listed) + mean_term
+            out = product(w * m) + self.mean @ (w * (1 - m)).T
+        if listed is None:
+            out = out.new_zeros((b * n, width)).index_copy(0, real, out)
+        else:
             out = out.mul_(flat_mask.unsqueeze(-1))
         return list(out.view(b, n, width).split([wk.shape[0] for wk in weights], -1))
 
@@ -291,24 +288,29 @@ def _edge_kl_parts(
         total = torch.bmm(e, node.unsqueeze(-1)).squeeze(-1).mul_(node).sum(-1)
         n = node.sum(-1)
         pairs = n * (n - 1)
-        cand = None
     else:
-        cand = candidates.to(logits.dtype)
-        total = e.mul_(cand).sum((-1, -2))
-        pairs = cand.sum((-1, -2))
+        total = e.mul_(candidates).sum((-1, -2))
+        pairs = candidates.sum((-1, -2)).to(logits.dtype)
     del e
     count = pairs.clamp(min=1.0)
     # a graph without candidate pairs has 0, not -log(1 - r)
     out = total.div_(count).neg_().sub_(pairs.clamp(max=1.0).mul_(math.log1p(-prior)))
     grad = None
     if with_grad:  # pi (1 - pi) (l - c) on candidates
-        grad = p.addcmul_(p, p, value=-1).mul_(shifted)
-        if cand is None:
-            grad.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
-            grad.diagonal(dim1=-2, dim2=-1).zero_()
-        else:
-            grad.mul_(cand)
+        grad = _on_pairs_(p.addcmul_(p, p, value=-1).mul_(shifted), candidates, mask)
     return out, grad, count
+
+
+def _on_pairs_(t: Tensor, pairs: Tensor | None, mask: Tensor) -> Tensor:
+    """Zero ``t`` (``B × N × N``, in place) outside ``pairs`` (booleans), or,
+    when ``None``, outside the pairs of distinct real nodes of ``mask``
+    (:func:`candidate_pairs` of ``mask``) without forming them."""
+    if pairs is not None:
+        return t.mul_(pairs)
+    node = mask.to(t.dtype)
+    t.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
+    t.diagonal(dim1=-2, dim2=-1).zero_()
+    return t
 
 
 class _EdgeKL(torch.autograd.Function):
@@ -532,12 +534,7 @@ class _SampledAdjacency(torch.autograd.Function):
         below = torch.tensor(threshold, dtype=a.dtype)
         below = torch.nextafter(below, torch.tensor(-torch.inf, dtype=a.dtype)).item()
         F.threshold(a, below, 0.0, inplace=True)
-        if keep is None:
-            node = mask.to(a.dtype)
-            a.mul_(node.unsqueeze(-1)).mul_(node.unsqueeze(-2))
-            a.diagonal(dim1=-2, dim2=-1).zero_()
-        else:
-            a.mul_(keep)
+        _on_pairs_(a, keep, mask)
         ctx.save_for_backward(z, a, *(kl_saved or ()))
         ctx.temperature = temperature
         ctx.has_bias = bias is not None
