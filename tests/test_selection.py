@@ -86,6 +86,9 @@ def test_top_k_lowest_matches_the_rule_on_random_rows(seed):
             for row, s, i in zip(scores.view(-1, n), starts, idx.view(-1, k)):
                 want = _reference(row.tolist(), k, int(s) % n, 0.0 if t is None else tol_value)
                 assert set(i.tolist()) == want, (seed, trial, n, k)
+            # the mask, found from the k-th entry alone, keeps the same entries
+            by_index = torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx, True)
+            assert torch.equal(top_k_mask(scores, k, c, t), by_index), (seed, trial, n, k)
 
 
 def test_top_k_lowest_counts_in_int32_beyond_int16():
@@ -98,6 +101,9 @@ def test_top_k_lowest_counts_in_int32_beyond_int16():
     _, idx = top_k_lowest(scores, 4, start)
     assert set(idx[0].tolist()) == {n - 3, n - 2, n - 1, n - 5}
     assert set(idx[1].tolist()) == {7, 0, 1, 2}
+    mask = top_k_mask(scores, 4, start)
+    assert mask[0].nonzero().view(-1).tolist() == [n - 5, n - 3, n - 2, n - 1]
+    assert mask[1].nonzero().view(-1).tolist() == [0, 1, 2, 7]
 
 
 @pytest.mark.parametrize("ties", ["lowest", "cyclic"])
@@ -112,11 +118,12 @@ def test_selection_is_exact_under_last_bit_rounding(ties):
     everyone = candidate_pairs(torch.ones(4, n, dtype=torch.bool))
     start = tie_start(torch.arange(n).unsqueeze(-1), ties)
     changed = False
-    for k in (1, 2, 4, MAX_K_BY_MAXIMA, MAX_K_BY_MAXIMA + 3):
+    # k up to MAX_K_BY_MAXIMA finds the k-th entry by row maxima, beyond it by topk
+    for k in (1, 2, MAX_K_BY_MAXIMA, MAX_K_BY_MAXIMA + 1, 8, 11):
         want = top_k_mask(exact.masked_fill(~everyone, -torch.inf), k, start)
         got = top_k_mask(noisy.masked_fill(~everyone, -torch.inf), k, start, tol)
         assert torch.equal(got, want), k
-        # top_k_pairs: the row-maxima path (lowest, k <= 8) and the topk path agree
+        # top_k_pairs keeps the same pairs with and without last-bit noise
         pairs = top_k_pairs(noisy, k, everyone, ties, tol)
         assert torch.equal(pairs, top_k_pairs(exact, k, everyone, ties)), k
         changed |= not torch.equal(top_k_pairs(noisy, k, everyone, ties),

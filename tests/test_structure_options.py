@@ -96,7 +96,7 @@ def test_top_k_pairs_breaks_ties_by_the_lower_index():
     assert torch.equal(got[0], want)
 
 
-def test_top_k_pairs_by_row_maxima_selects_what_top_k_mask_selects():
+def test_top_k_pairs_is_the_symmetrised_mask_within_the_candidates():
     # few distinct scores, so most rows tie at their k-th candidate, random
     # candidates, and padded nodes: rows with no or fewer than k candidates
     g = torch.Generator().manual_seed(3)
@@ -107,7 +107,7 @@ def test_top_k_pairs_by_row_maxima_selects_what_top_k_mask_selects():
         cand = cand & cand.transpose(-1, -2)
         scores = torch.randint(0, 3, (6, n, n), generator=g).float()
         scores = scores + scores.transpose(-1, -2)
-        got = top_k_pairs(scores, k, cand)  # k <= 8: the row-maxima rule
+        got = top_k_pairs(scores, k, cand)
         by_mask = top_k_mask(scores.masked_fill(~cand, -torch.inf), min(k, n)) & cand
         assert torch.equal(got, by_mask | by_mask.transpose(-1, -2)), (n, k)
 

@@ -37,13 +37,12 @@ __all__ = [
 TIE_RULES = ("lowest", "cyclic")
 """How a top-``k`` selection breaks ties between equal scores (:func:`tie_start`)."""
 
-MAX_K_BY_MAXIMA = 8
-"""Up to this ``k``, :func:`top_k_pairs` (lowest-index ties) selects by ``k``
-row maxima (:func:`_top_k_by_maxima`) instead of :func:`top_k_mask`: on CPU,
-2.5–3× faster for ``k = 4`` on batches of IMDB-BINARY's sizes
-(``100 × 16²`` … ``21 × 84²``), one ``max`` pass per selected partner; at
-``k = 8`` still as fast or faster, at 12 level, at 16 slower (one thread, on
-a shared machine)."""
+MAX_K_BY_MAXIMA = 3
+"""Up to this ``k``, :func:`top_k_mask` finds each row's ``k``-th largest
+entry by ``k - 1`` row maxima, each removed, and one more maximum
+(:func:`_kth_largest`), instead of a ``topk``: on CPU (one thread, the
+score blocks of an IMDB-BINARY epoch) 0.55× ``topk``'s time at ``k = 2``,
+level at 4, slower beyond."""
 
 
 def check_ties(ties: str) -> None:
@@ -233,10 +232,25 @@ def top_k_mask(
 ) -> Tensor:
     r"""Each row's ``k`` largest entries as a mask, ties going to the lower index.
 
-    The mask :math:`M` of :func:`top_k_lowest`'s indices (its formula): a
-    function of the scores alone, the same selection as
-    :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates` (a stable sort)
-    and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs` make.
+    The mask :math:`M` of :func:`top_k_lowest`'s rule (its formula), the
+    same selection as :func:`~sk_vibgsl.nn.sparse_structure.top_k_candidates`
+    (a stable sort) and :func:`~sk_vibgsl.nn.sparse_structure.top_k_all_pairs`
+    make, computed from the row's ``k``-th largest entry :math:`t_u` alone:
+
+    .. math::
+        M_{uv} = A_{uv} \lor \left(T_{uv} \land
+        \textstyle\sum_{w \preceq v} T_{uw} \le k - \sum_w A_{uw}\right),
+        \quad A_{uv} = [s_{uv} > t_u + \tau_u], \quad
+        T_{uv} = [t_u - \tau_u \le s_{uv} \le t_u + \tau_u]
+
+    with :math:`\preceq` the position order (from ``start``, see
+    :func:`top_k_lowest`). Fewer than ``k`` entries lie above
+    :math:`t_u + \tau_u` and at least ``k`` at or above :math:`t_u`, so each
+    row keeps exactly ``k``. The work is one search for :math:`t_u`
+    (:func:`_kth_largest`), then comparisons and one running count over the
+    scores: no sort, no gather of the tied entries, the same passes whether
+    or not a row has ties (alike nodes tie in most rows of a degree-featured
+    batch, and rounding puts others within :math:`\tau_u`).
 
     Parameters
     ----------
@@ -247,8 +261,43 @@ def top_k_mask(
     -------
     Tensor of shape (..., N), bool, exactly ``k`` entries per row.
     """
-    _, idx = top_k_lowest(scores, k, start, tol)
-    return torch.zeros_like(scores, dtype=torch.bool).scatter_(-1, idx, True)
+    n = scores.shape[-1]
+    if k >= n:
+        return torch.ones_like(scores, dtype=torch.bool)
+    kth = _kth_largest(scores, k)
+    lo, hi = (kth, kth) if tol is None else (kth - tol, kth + tol)
+    above = scores > hi
+    tied = (scores >= lo).logical_xor_(above)  # lo <= s <= hi, as hi >= lo
+    wanted = k - above.sum(-1, keepdim=True)
+    return above.logical_or_(tied.logical_and_(_running_count(tied, start) <= wanted))
+
+
+def _kth_largest(scores: Tensor, k: int) -> Tensor:
+    """Each row's ``k``-th largest entry (counting equal entries apart), ``(..., 1)``."""
+    if k > MAX_K_BY_MAXIMA:
+        return scores.topk(k, dim=-1).values[..., -1:]
+    rest = scores.clone() if k > 1 else scores
+    for _ in range(k - 1):
+        rest.scatter_(-1, rest.max(-1, keepdim=True).indices, float("-inf"))
+    return rest.amax(-1, keepdim=True)
+
+
+def _running_count(flags: Tensor, start: Tensor | None) -> Tensor:
+    r"""Per row, how many of ``flags`` are set at or before each position,
+    positions counted from ``start`` going round the row (from 0 when
+    ``None``): with :math:`m_{uv}` the plain count and :math:`b_u` the count
+    before :math:`c_u`, :math:`m_{uv} - b_u` for :math:`v \ge c_u` and
+    :math:`m_{uv} + m_{u,N-1} - b_u` for :math:`v < c_u`. In int16 where the
+    row is short enough (half int32's traffic)."""
+    n = flags.shape[-1]
+    dtype = torch.int16 if n <= torch.iinfo(torch.int16).max else torch.int32
+    count = flags.cumsum(-1, dtype=dtype)
+    if start is None:
+        return count
+    first = torch.remainder(start, n).expand(*flags.shape[:-1], 1)
+    before = torch.where(first > 0, count.gather(-1, (first - 1).clamp_(min=0)), 0)
+    wrapped = torch.arange(n, device=flags.device) < first
+    return torch.where(wrapped, count + (count[..., -1:] - before), count - before)
 
 
 def top_k_pairs(
@@ -295,48 +344,6 @@ def top_k_pairs(
     n = logits.shape[-1]
     k = min(k, n)
     scores = logits.detach().masked_fill(~candidates, float("-inf"))
-    if ties == "lowest" and k <= MAX_K_BY_MAXIMA:
-        selected = _top_k_by_maxima(scores, k, tol) & candidates
-    else:
-        start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
-        selected = top_k_mask(scores, k, start, tol) & candidates
+    start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
+    selected = top_k_mask(scores, k, start, tol).logical_and_(candidates)
     return selected | selected.transpose(-1, -2)
-
-
-def _top_k_by_maxima(scores: Tensor, k: int, tol: Tensor | None = None) -> Tensor:
-    r"""Each row's ``k`` largest *finite* entries as a mask, ties to the lower index.
-
-    ``k`` rounds of a row maximum (:meth:`torch.Tensor.max` returns the
-    first of equal maxima, i.e. the lowest index), each removing the entry
-    it picked (set to ``-inf``): round ``j`` picks the ``j``-th entry of the
-    row sorted by score, then index, which is :func:`top_k_mask`'s rule
-    without a tolerance. With ``tol``, the rows where the two rules can
-    differ, those with an entry within :math:`\tau_u` of the ``k``-th but
-    not equal to it, are selected again by :func:`top_k_mask` (one more
-    pass over the scores to find them).
-    The two masks agree on every finite entry; a row with fewer than ``k``
-    finite entries may mark fewer or other ``-inf`` entries (a round whose
-    maximum is ``-inf`` picks the row's first ``-inf`` entry, perhaps one
-    already picked), which :func:`top_k_pairs` drops with the non-candidates.
-    ``scores`` is overwritten.
-    """
-    selected = torch.zeros_like(scores, dtype=torch.bool)
-    values, indices = [], []
-    for _ in range(k):
-        best, picked = scores.max(-1, keepdim=True)
-        selected.scatter_(-1, picked, True)
-        scores.scatter_(-1, picked, float("-inf"))
-        values.append(best)
-        indices.append(picked)
-    if tol is None:
-        return selected
-    values, indices = torch.cat(values, -1), torch.cat(indices, -1)
-    kth = values[..., -1:]
-    tol = tol.expand_as(kth)
-    redo = ((values > kth) & (values <= kth + tol)).any(-1)
-    redo |= ((scores >= kth - tol) & (scores < kth)).any(-1)
-    if bool(redo.any()):
-        rows = redo.nonzero(as_tuple=True)
-        again = scores[rows].scatter_(-1, indices[rows], values[rows])  # the row restored
-        selected[rows] = top_k_mask(again, k, None, tol[rows])
-    return selected
