@@ -121,6 +121,20 @@ run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 run branch_cos_top4_control "${V[@]}" "${CHANNEL[@]}" --set structure_mix=0.999
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
+# the learned channel with the structure's own KL term (directions c and d together): each node
+# keeps its 4 best partners and the KL term (gamma 0.1 towards r = 0.05, as cos_ekl) pulls the
+# kept edges' probabilities down, so that a0 = 0.1 drops those the model does not need: a
+# channel whose density the compression weight sets (goal 4: LEARNED_CHANNEL_PARAMS's is set by
+# k alone). MUTAG (branch_cos_top4__p50 and branch_cos_top4_ekl__p50 beside observed__p50),
+# IMDB-BINARY and IMDB-MULTI (branch_cos_top4 and branch_cos_top4_ekl beside observed), GCN and
+# GIN, seeds 0-4, each into OUT=benchmarks/results/structure_study_cos_ekl_xeon[_seedN] with
+# EXTRA="--seed N" (whose observed rows ran there on this Intel Xeon (AVX512)), both new rows
+# on the same CPU: declared on 2026-11-29 at 19:21 before they ran. Expectation: its mean
+# test-fold density is below branch_cos_top4's on each of the three datasets, and its five-set
+# mean paired difference to the observed graph is within 1 point of branch_cos_top4's in each
+# cell; if so, the IMDB-BINARY density's response to gamma is measured next
+# (structure_density.py); whatever it gives is reported, an unfinished set decides nothing
+run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge_prior=0.05
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
 # projection's cosine; only the score's scale and bias, the gate and the GNNs learn
@@ -326,6 +340,8 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 # 14:22-14:28: GCN +2.04 (19-20-11), GIN +2.35 (24-13-13), both expectations held; ten sets
 # GCN +0.91, GIN +1.98)
 run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
+run branch_cos_top4_ekl__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 \
+    --set edge_prior=0.05
 # (the same folds at patience 20: REDDIT-BINARY with GCN, seed 3, rows observed then
 # branch_cos_top4 (above), on an Intel Xeon (AVX512) into
 # OUT=benchmarks/results/structure_study_tie_tolerance_seed3 with EXTRA="--seed 3 --backbones gcn":
