@@ -1,17 +1,19 @@
 """What the benchmark scripts record about the machine they ran on.
 
-Shared by ``bench_speed.py``, ``bench_parallel.py``, ``memory_inputs.py``
-and ``reproduce_table1.py``: the CPU model, the code's git commit, and the
-process's resident-set size and its high-water mark (Linux ``/proc``;
-``ru_maxrss`` elsewhere).
+Shared by ``bench_speed.py``, ``bench_parallel.py``, ``memory_inputs.py``,
+``reproduce_table1.py`` and the micro-benchmarks: the CPU model, the code's
+git commit, the process's resident-set size and its high-water mark (Linux
+``/proc``; ``ru_maxrss`` elsewhere), and the median time of a repeated step.
 """
 
 from __future__ import annotations
 
 import platform
 import resource
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -76,3 +78,15 @@ def peak_mib() -> float:
         return hwm
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
+
+
+def median_ms(step, repeats: int) -> float:
+    """Median wall time of ``step()`` in milliseconds over ``repeats`` calls,
+    after one warm-up call."""
+    step()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)

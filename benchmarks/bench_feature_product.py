@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
-from _machine import cpu_model  # benchmarks/_machine.py
+from _machine import cpu_model, median_ms  # benchmarks/_machine.py
 
 from sk_vibgsl.nn._feature_product import (
     SPARSE_FEATURES,
@@ -49,16 +47,6 @@ def features(rows: int, d: int, density: float | None, seed: int = 0) -> torch.T
         x[torch.arange(rows), torch.randint(d, (rows,), generator=g)] = 1.0
         return x
     return (torch.rand(rows, d, generator=g) < density).float()
-
-
-def median_ms(step, repeats: int) -> float:
-    step()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
 
 
 def measure(x: torch.Tensor, out: int, repeats: int) -> tuple[float, float, float]:

@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from _machine import cpu_model  # benchmarks/_machine.py
+from _machine import cpu_model, median_ms  # benchmarks/_machine.py
 
 import sk_vibgsl
 from sk_vibgsl import LEARNED_CHANNEL_PARAMS, DegreeFeatures, VIBGSLClassifier
@@ -95,16 +93,6 @@ def tied_rows(blocks: list[tuple], k: int) -> tuple[int, int, int]:
         equal += int((full & (n_equal > 1)).sum())
         near += int((full & ((others >= kth - tol) & (others != kth)).any(-1)).sum())
     return rows, equal, near
-
-
-def median_ms(step, repeats: int) -> float:
-    step()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
 
 
 def parse(argv=None) -> argparse.Namespace:

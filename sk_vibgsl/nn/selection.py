@@ -211,8 +211,7 @@ def _first_in_band(scores: Tensor, lo: Tensor, hi: Tensor, k: int, start: Tensor
     n = scores.shape[-1]
     lead = scores.shape[:-1]
     in_band = scores >= lo
-    # a running count of at most n: int16 where it fits (half int32's traffic)
-    dtype = torch.int16 if n + k <= torch.iinfo(torch.int16).max else torch.int32
+    dtype = _count_dtype(n + k)  # the targets below reach n + k
     count = in_band.reshape(-1, n).cumsum(-1, dtype=dtype)
     target = torch.arange(1, k + 1, device=scores.device, dtype=dtype).expand(len(count), k)
     if start is not None:
@@ -288,10 +287,9 @@ def _running_count(flags: Tensor, start: Tensor | None) -> Tensor:
     ``None``): with :math:`m_{uv}` the plain count and :math:`b_u` the count
     before :math:`c_u`, :math:`m_{uv} - b_u` for :math:`v \ge c_u` and
     :math:`m_{uv} + m_{u,N-1} - b_u` for :math:`v < c_u`. In int16 where the
-    row is short enough (half int32's traffic)."""
+    row is short enough (:func:`_count_dtype`)."""
     n = flags.shape[-1]
-    dtype = torch.int16 if n <= torch.iinfo(torch.int16).max else torch.int32
-    count = flags.cumsum(-1, dtype=dtype)
+    count = flags.cumsum(-1, dtype=_count_dtype(n))
     if start is None:
         return count
     first = torch.remainder(start, n).expand(*flags.shape[:-1], 1)
@@ -347,3 +345,9 @@ def top_k_pairs(
     start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
     selected = top_k_mask(scores, k, start, tol).logical_and_(candidates)
     return selected | selected.transpose(-1, -2)
+
+
+def _count_dtype(largest: int) -> torch.dtype:
+    """int16 for running counts up to ``largest`` where it holds them (half
+    int32's memory traffic), else int32."""
+    return torch.int16 if largest <= torch.iinfo(torch.int16).max else torch.int32
