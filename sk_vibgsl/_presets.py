@@ -61,7 +61,7 @@ PAPER_PARAMS: dict = {
 #: default: it is made for graphs with observed edges (on a
 #: bare feature table its second GNN sees none), and its IMDB-BINARY training
 #: epoch takes 1.43× plain PyG GCN's on an Intel Xeon (the default's
-#: 0.92–1.01×) and 1.55× on an AMD EPYC (the default's 0.95×), above the bound
+#: 0.87×) and 1.55× on an AMD EPYC (the default's 0.95×), above the bound
 #: a default must meet. ``benchmarks/results/structure_study/``
 #: has the records; the guide's "A channel of its own" the discussion.
 LEARNED_CHANNEL_PARAMS: dict = {
