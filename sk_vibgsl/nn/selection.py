@@ -40,7 +40,7 @@ TIE_RULES = ("lowest", "cyclic")
 MAX_K_BY_MAXIMA = 3
 """Up to this ``k``, :func:`top_k_mask` finds each row's ``k``-th largest
 entry by ``k - 1`` row maxima, each removed, and one more maximum
-(:func:`_kth_largest`), instead of a ``topk``: on CPU (one thread, the
+(``_kth_largest``), instead of a ``topk``: on CPU (one thread, the
 score blocks of an IMDB-BINARY epoch) 0.55× ``topk``'s time at ``k = 2``,
 level at 4, slower beyond."""
 
@@ -246,7 +246,7 @@ def top_k_mask(
     :func:`top_k_lowest`). Fewer than ``k`` entries lie above
     :math:`t_u + \tau_u` and at least ``k`` at or above :math:`t_u`, so each
     row keeps exactly ``k``. The work is one search for :math:`t_u`
-    (:func:`_kth_largest`), then comparisons and one running count over the
+    (``_kth_largest``), then comparisons and one running count over the
     scores: no sort, no gather of the tied entries, the same passes whether
     or not a row has ties (alike nodes tie in most rows of a degree-featured
     batch, and rounding puts others within :math:`\tau_u`).
@@ -287,7 +287,7 @@ def _running_count(flags: Tensor, start: Tensor | None) -> Tensor:
     ``None``): with :math:`m_{uv}` the plain count and :math:`b_u` the count
     before :math:`c_u`, :math:`m_{uv} - b_u` for :math:`v \ge c_u` and
     :math:`m_{uv} + m_{u,N-1} - b_u` for :math:`v < c_u`. In int16 where the
-    row is short enough (:func:`_count_dtype`)."""
+    row is short enough (``_count_dtype``)."""
     n = flags.shape[-1]
     count = flags.cumsum(-1, dtype=_count_dtype(n))
     if start is None:
