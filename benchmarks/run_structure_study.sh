@@ -140,6 +140,13 @@ run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine 
 # +0.57 / +0.34, GIN +0.34 / -0.55 / +0.12; the channel +0.14 / +0.49 / -0.23, +0.02 / -0.53 /
 # -0.73): both expectations held; IMDB-BINARY's held-out density 0.368 -> 0.303 for gamma 0 ->
 # 0.3, then 0.324 at 10; benchmarks/results/structure_study_cos_ekl_xeon/five_sets.md)
+# (then NCI1, seed 0, branch_cos_top4 and branch_cos_top4_ekl into
+# OUT=benchmarks/results/structure_study_cos_ekl_xeon beside its observed rows there, both on
+# this Intel Xeon: declared on 2026-11-29 at 20:30 before they ran, the molecules with node
+# labels where the channel gained most (GCN +4.69, GIN +2.58 over five sets). Expectation: the
+# channel + gamma's paired difference to the observed graph is within 1 point of the channel's
+# with each backbone and its density is below the channel's; whatever it gives is reported, an
+# unfinished run decides nothing)
 run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge_prior=0.05
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
