@@ -70,10 +70,8 @@ def epoch_logits(n_graphs: int, epochs: int, data_home: str | None) -> list[tupl
             x, mask = batch["x"], batch["mask"]
             listed = listed_features(x, batch.get("feature_index"), batch.get("feature_value"))
             h = module.project(x, mask, listed)[1]
-            z, bias = module.structure._embedding(h)
-            logits = z @ z.transpose(-1, -2)
-            if bias is not None:
-                logits = logits + bias
+            logits = module.structure.logits_from_projection(h)
+            z, bias = module.structure._embedding(h)  # for the tie tolerance
             blocks.append((logits, candidate_pairs(mask), _dense_tie_tolerance(z, bias, mask)))
     return blocks
 

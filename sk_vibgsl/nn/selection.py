@@ -215,8 +215,7 @@ def _first_in_band(scores: Tensor, lo: Tensor, hi: Tensor, k: int, start: Tensor
     count = in_band.reshape(-1, n).cumsum(-1, dtype=dtype)
     target = torch.arange(1, k + 1, device=scores.device, dtype=dtype).expand(len(count), k)
     if start is not None:
-        first = torch.remainder(start, n).expand(*lead, 1).reshape(-1, 1)
-        before = torch.where(first > 0, count.gather(-1, (first - 1).clamp_(min=0)), 0)
+        first, before = _count_before(count, start.expand(*lead, 1).reshape(-1, 1))
         after = count[:, -1:] - before  # |S_u| from the start to the row's end
         target = torch.where(target <= after, target + before, target - after)
     cols = torch.searchsorted(count, target.contiguous()).clamp_(max=n - 1).view(*lead, k)
@@ -292,8 +291,7 @@ def _running_count(flags: Tensor, start: Tensor | None) -> Tensor:
     count = flags.cumsum(-1, dtype=_count_dtype(n))
     if start is None:
         return count
-    first = torch.remainder(start, n).expand(*flags.shape[:-1], 1)
-    before = torch.where(first > 0, count.gather(-1, (first - 1).clamp_(min=0)), 0)
+    first, before = _count_before(count, start.expand(*flags.shape[:-1], 1))
     wrapped = torch.arange(n, device=flags.device) < first
     return torch.where(wrapped, count + (count[..., -1:] - before), count - before)
 
@@ -345,6 +343,14 @@ def top_k_pairs(
     start = tie_start(torch.arange(n, device=logits.device).unsqueeze(-1), ties)
     selected = top_k_mask(scores, k, start, tol).logical_and_(candidates)
     return selected | selected.transpose(-1, -2)
+
+
+def _count_before(count: Tensor, start: Tensor) -> tuple[Tensor, Tensor]:
+    """``(c, b)``: the start ``c`` of each row taken modulo the row length,
+    and the running ``count``'s value just before it (0 where ``c = 0``);
+    ``start`` shaped as ``count`` but for a last dimension of 1."""
+    first = torch.remainder(start, count.shape[-1])
+    return first, torch.where(first > 0, count.gather(-1, (first - 1).clamp(min=0)), 0)
 
 
 def _count_dtype(largest: int) -> torch.dtype:
