@@ -149,6 +149,13 @@ run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine 
 # unfinished run decides nothing; the comment's 20:30 is the minute after the commit, made at
 # 20:29, the runs started 20:29:25; ran until 20:51: GCN +0.6 against the channel's +3.9, GIN
 # +1.3 against +1.0, density 0.16 / 0.20 against 0.24: held with GIN, failed with GCN)
+# (then NCI1, seed 1, observed, branch_cos_top4 and branch_cos_top4_ekl, in that order, into
+# OUT=benchmarks/results/structure_study_cos_ekl_xeon_seed1 with EXTRA="--seed 1", all three on
+# this Intel Xeon (AVX512): declared on 2026-11-29 at 21:20 before they ran, a second set to tell
+# whether the KL term's loss of GCN's NCI1 gain on seed 0 (+0.6 against +3.9) repeats.
+# Expectation, as on seed 0: the channel + gamma's paired difference to the observed graph is
+# within 1 point of the channel's with each backbone, and its density is below the channel's;
+# whatever it gives is reported, an unfinished run decides nothing)
 run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge_prior=0.05
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
