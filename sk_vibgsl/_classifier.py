@@ -39,6 +39,7 @@ from .nn.model import (
     IB_GRAPH_NORMS,
     READOUTS,
     VIBGSLModule,
+    check_structure_input,
     check_top_k_search,
 )
 from .nn.selection import TIE_RULES
@@ -207,6 +208,15 @@ class VIBGSLClassifier(NeuralNetClassifier):
         is :math:`H' = \mathrm{MLP}((1 + \epsilon) H + A_{obs} H + \alpha A H)`.
         Training again starts from the GNN on the observed graph. An epoch
         costs about one GNN instead of two. GCN and GIN only.
+    structure_input : {"features", "observed"}, default="features"
+        What the structure learner embeds: the node features
+        :math:`X_{IB}` (the paper), or with ``"observed"`` the first hidden
+        layer of the GNN on the observed graph,
+        :math:`Z = \mathrm{MLP}(\mathrm{ReLU}(f_{obs,1}(X_{IB}, A_{obs})))`,
+        so that nodes are compared by their features and their observed
+        neighbourhoods (as IDGL learns its graph from GNN embeddings).
+        Needs ``observed_branch=True``; dense path only (``graph_path`` "auto"
+        or "dense").
     node_attr : str, default="x"
         Node attribute holding the features of networkx graphs.
     max_pairs : int, "auto" or None, default="auto"
@@ -397,6 +407,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         edge_prior: float = 0.1,
         learn_mix: bool = False,
         observed_branch: bool = False,
+        structure_input: str = "features",
         node_attr: str = "x",
         max_pairs: int | str | None = "auto",
         max_nodes: int | str | None = "auto",
@@ -449,6 +460,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.edge_prior = edge_prior
         self.learn_mix = learn_mix
         self.observed_branch = observed_branch
+        self.structure_input = structure_input
         self.node_attr = node_attr
         self.max_pairs = max_pairs
         self.max_nodes = max_nodes
@@ -553,6 +565,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
         check_top_k_search(
             self.top_k_search, self.structure_k, self.candidate_hops, self.graph_path
         )
+        check_structure_input(
+            self.structure_input,
+            self.observed_branch if isinstance(self.observed_branch, str)
+            else bool(self.observed_branch),
+            self.graph_path,
+        )
         check("ib_graph_norm", self.ib_graph_norm in IB_GRAPH_NORMS, f"one of {IB_GRAPH_NORMS}")
         check("readout", self.readout in READOUTS, f"one of {READOUTS}")
         check_torch_threads(self.torch_threads)
@@ -608,6 +626,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
                 if isinstance(self.observed_branch, str)
                 else bool(self.observed_branch)
             ),
+            "structure_input": self.structure_input,
             "graph_path": self.graph_path,
             "top_k_search": self.top_k_search,
             "ib_graph_norm": self.ib_graph_norm,

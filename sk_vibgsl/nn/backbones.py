@@ -359,16 +359,34 @@ class Backbone(nn.Module):
                 f"a second graph in every layer needs one of {SHARED_BACKBONES}, "
                 f"got {self.kind!r}."
             )
-        # What the layers derive from ``adj`` alone, computed once for all.
-        if self.kind == "gcn":
-            norm = _gcn_propagation(adj)
-        elif self.kind == "gat":
-            norm = gat_attention_input(adj)
-        else:
-            norm = None
+        norm = self.graph_norm(adj)
         extra = () if learned is None else (learned,)  # GAT's layers take no `learned`
         return run_layers(
             self.layers, h, lambda conv, h: conv.forward_projected(h, adj, mask, norm, *extra)
+        )
+
+    def graph_norm(self, adj: Tensor):
+        """What the layers derive from ``adj`` alone, computed once for all of
+        them: GCN's :math:`D^{-1/2}` and missing self-loops, GAT's attention
+        input, nothing for GIN."""
+        if self.kind == "gcn":
+            return _gcn_propagation(adj)
+        if self.kind == "gat":
+            return gat_attention_input(adj)
+        return None
+
+    def first_hidden(self, h: Tensor, adj: Tensor, mask: Tensor, norm) -> Tensor:
+        r""":math:`H^{(1)} = \mathrm{ReLU}(f_1(X, A))`, ``B × N × hidden``, from
+        ``h = x @ conv1.first_weight.T`` and ``norm`` of :meth:`graph_norm`."""
+        return F.relu(self.conv1.forward_projected(h, adj, mask, norm))
+
+    def from_first_hidden(self, h1: Tensor, adj: Tensor, mask: Tensor, norm) -> Tensor:
+        """The layers after the first, from :meth:`first_hidden`'s output:
+        ``from_first_hidden(first_hidden(h, …), …)`` is ``forward_projected(h, …)``."""
+        rest = self.layers[1:]
+        return run_layers(
+            rest, h1 @ rest[0].first_weight.T,
+            lambda conv, h: conv.forward_projected(h, adj, mask, norm),
         )
 
 

@@ -20,9 +20,10 @@ from .structure import (
 )
 from .vib import gaussian_parameters, kl_to_standard_normal, reparameterize
 
-__all__ = ["GRAPH_PATHS", "READOUTS", "VIBGSLModule"]
+__all__ = ["GRAPH_PATHS", "READOUTS", "STRUCTURE_INPUTS", "VIBGSLModule"]
 
 GRAPH_PATHS = ("auto", "dense", "sparse")
+STRUCTURE_INPUTS = ("features", "observed")
 IB_GRAPH_NORMS = ("none", "row", "sym")
 READOUTS = ("mean", "sum")
 SPARSE_MIN_NODES = {"hops": 64, "observed": 128, "all_pairs": 256}
@@ -180,6 +181,22 @@ class VIBGSLModule(nn.Module):
         :math:`\alpha = 0` it is the GNN on the observed graph, as with
         ``True``; it costs one GNN instead of two, and the learned edges
         reach every layer instead of only the readout. GCN and GIN only.
+    structure_input : {"features", "observed"}, default="features"
+        What the structure learner embeds. ``"features"``: the node
+        features, :math:`Z = \mathrm{MLP}(X_{IB})` (the paper).
+        ``"observed"``: the first hidden layer of the observed-graph GNN,
+
+        .. math::
+            Z = \mathrm{MLP}\left(H^{(1)}_{obs}\right), \qquad
+            H^{(1)}_{obs} = \mathrm{ReLU}\left(f_{obs,1}(X_{IB}, A_{obs})\right),
+
+        so that nodes are scored by their features *and* their observed
+        neighbourhoods (IDGL learns its graph from GNN embeddings in the same
+        way): alike nodes in unlike places no longer tie. The GNN computes
+        :math:`H^{(1)}_{obs}` once for both uses, and the structure
+        learner's gradient reaches its first layer. Needs
+        ``observed_branch=True``; runs on the dense path only (``"auto"``
+        stays dense, ``graph_path="sparse"`` is refused).
 
     ``forward`` also takes ``feature_index`` and ``feature_value``
     (``B × E``, from the classifier's dataset, ``sk_vibgsl._batching.GraphDataset`` with
@@ -227,8 +244,11 @@ class VIBGSLModule(nn.Module):
         readout: str = "mean",
         num_layers: int = 2,
         observed_branch: bool | str = False,
+        structure_input: str = "features",
     ) -> None:
         super().__init__()
+        check_structure_input(structure_input, observed_branch, graph_path)
+        self.structure_input = structure_input
         if not (isinstance(observed_branch, bool) or observed_branch == "shared") or (
             observed_branch and structure_mix >= 1
         ):
@@ -275,8 +295,8 @@ class VIBGSLModule(nn.Module):
         self.feature_mask = FeatureMask(in_channels) if feature_mask else None
         self.structure = (
             StructureLearner(
-                in_channels, hidden_dim, temperature, edge_threshold, edge_score, structure_k,
-                structure_ties,
+                in_channels if structure_input == "features" else hidden_dim, hidden_dim,
+                temperature, edge_threshold, edge_score, structure_k, structure_ties,
             )
             if structure_mix < 1
             else None
@@ -300,16 +320,25 @@ class VIBGSLModule(nn.Module):
 
     def __setstate__(self, state: dict) -> None:
         """Unpickle; a module pickled before ``observed_branch`` was stored
-        (only ``True`` or ``False`` then) gets it back from its gate."""
+        (only ``True`` or ``False`` then) gets it back from its gate, one
+        pickled before ``structure_input`` reads the features."""
         super().__setstate__(state)
         if "observed_branch" not in self.__dict__:
             self.observed_branch = self.branch_gate is not None
+        if "structure_input" not in self.__dict__:
+            self.structure_input = "features"
 
     @property
     def shares_branch(self) -> bool:
         """Whether the learned graph enters every layer of the one GNN
         (``observed_branch="shared"``)."""
         return self.observed_branch == "shared"
+
+    @property
+    def reads_observed_hidden(self) -> bool:
+        """Whether the structure learner reads the observed-graph GNN's first
+        hidden layer (``structure_input="observed"``) instead of :math:`X_{IB}`."""
+        return self.structure is not None and self.structure_input == "observed"
 
     @property
     def ann_seed(self) -> int:
@@ -360,7 +389,15 @@ class VIBGSLModule(nn.Module):
         self._check_adj(adj)
         if self.structure is None:
             return x_ib, adj
-        a_ib = self._normalise(self.structure(x_ib, mask, self._candidates(mask, adj)))
+        if self.reads_observed_hidden:
+            obs = self.observed_gnn
+            h1 = obs.first_hidden(
+                x_ib @ obs.conv1.first_weight.T, adj, mask, obs.graph_norm(adj)
+            )
+            a_ib = self.structure(h1, mask, self._candidates(mask, adj))
+        else:
+            a_ib = self.structure(x_ib, mask, self._candidates(mask, adj))
+        a_ib = self._normalise(a_ib)
         if self.structure_mix > 0:
             a_ib = lam * adj + (1 - lam) * a_ib
         return x_ib, a_ib
@@ -395,6 +432,8 @@ class VIBGSLModule(nn.Module):
         """
         if self.graph_path != "auto":
             return self.graph_path == "sparse"
+        if self.reads_observed_hidden:
+            return False  # structure_input="observed" runs on the dense path only
         n = mask.shape[-1]
         if self.structure is None:
             kind = "observed"
@@ -417,11 +456,13 @@ class VIBGSLModule(nn.Module):
         learning, the structure learner's first weight, then with
         ``observed_branch`` the observed-graph GNN's (each ``B × N × out``),
         through :meth:`~sk_vibgsl.nn.FeatureMask.project` when the mask is learned.
+        With ``structure_input="observed"`` the structure learner's is left
+        out (it reads the observed-graph GNN's first hidden layer instead).
         ``listed``: ``x`` as a sparse ``(B·N) × d`` matrix
         (``sk_vibgsl.nn._feature_product.batch_feature_matrix``), read
         instead of ``x``."""
         weights = [self.gnn.conv1.first_weight]
-        if self.structure is not None:
+        if self.structure is not None and not self.reads_observed_hidden:
             weights.append(self.structure.lin1.weight)
         if self.observed_gnn is not None:
             weights.append(self.observed_gnn.conv1.first_weight)
@@ -444,6 +485,13 @@ class VIBGSLModule(nn.Module):
         self._check_adj(adj)
         projected = self.project(x, mask, listed)
         edge_kl = mask.new_zeros(mask.shape[0], dtype=projected[0].dtype)
+        h_obs = None
+        if self.reads_observed_hidden:  # the observed GNN's first layer, then the learner's
+            obs, p_obs = self.observed_gnn, projected.pop()
+            obs_norm = obs.graph_norm(adj)
+            h1_obs = obs.first_hidden(p_obs, adj, mask, obs_norm)
+            projected.append(h1_obs @ self.structure.lin1.weight.T)
+            h_obs = obs.from_first_hidden(h1_obs, adj, mask, obs_norm)
         if self.structure is None:
             a = adj
             density = edge_density(adj, mask)
@@ -466,7 +514,8 @@ class VIBGSLModule(nn.Module):
             h = self.gnn.forward_projected(projected[0], a, mask)
         pooled = self._pool(h, mask)
         if self.observed_gnn is not None:
-            h_obs = self.observed_gnn.forward_projected(projected[2], adj, mask)
+            if h_obs is None:
+                h_obs = self.observed_gnn.forward_projected(projected[2], adj, mask)
             pooled = self.with_observed_branch(pooled, self._pool(h_obs, mask))
         mu, sigma = gaussian_parameters(pooled, self.ib_size)
         return mu, sigma, edge_kl, density
@@ -511,6 +560,26 @@ class VIBGSLModule(nn.Module):
             self.feature_mask.mean.copy_(mean)
 
 
+
+
+def check_structure_input(
+    structure_input: str, observed_branch: bool | str, graph_path: str
+) -> None:
+    """``ValueError`` naming ``structure_input`` for a bad value or combination."""
+    if structure_input not in STRUCTURE_INPUTS:
+        raise ValueError(
+            f"structure_input must be one of {STRUCTURE_INPUTS}, got {structure_input!r}."
+        )
+    if structure_input == "observed" and observed_branch is not True:
+        raise ValueError(
+            "structure_input='observed' reads the first hidden layer of the GNN on the "
+            f"observed graph: it needs observed_branch=True, got {observed_branch!r}."
+        )
+    if structure_input == "observed" and graph_path == "sparse":
+        raise ValueError(
+            "structure_input='observed' runs on the dense path only: it needs graph_path "
+            "'auto' or 'dense', got 'sparse'."
+        )
 
 
 def check_top_k_search(

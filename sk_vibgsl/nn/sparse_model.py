@@ -126,6 +126,11 @@ def sparse_ib_graph(module, x: Tensor, mask: Tensor, adj=None, adj_index=None,
     nonzero features, read instead of ``x``
     (:meth:`~sk_vibgsl.nn.VIBGSLModule.project`).
     """
+    if getattr(module, "reads_observed_hidden", False):
+        raise ValueError(
+            "structure_input='observed' runs on the dense path only: pass the dense `adj` "
+            "(graph_path 'auto' or 'dense'), not an edge list."
+        )
     lam = module.mix
     has_obs = adj is not None or adj_index is not None
     if module.structure_mix > 0 and not has_obs:
