@@ -157,6 +157,20 @@ run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine 
 # within 1 point of the channel's with each backbone, and its density is below the channel's;
 # whatever it gives is reported, an unfinished run decides nothing)
 run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge_prior=0.05
+# the learned channel whose structure learner reads the observed-graph GNN's first hidden layer
+# (structure_input="observed", IDGL's graph from GNN embeddings): on degree-only graphs alike
+# nodes in unlike places stop tying. MUTAG (branch_cos_top4_obs__p50), IMDB-BINARY and
+# IMDB-MULTI (branch_cos_top4_obs), GCN and GIN, seeds 0-4, each into
+# OUT=benchmarks/results/structure_study_cos_ekl_xeon[_seedN] with EXTRA="--seed N", beside the
+# observed rows and the channel (branch_cos_top4[__p50]) there, all on this Intel Xeon (AVX512);
+# then NCI1, seed 0, into OUT=benchmarks/results/structure_study_cos_ekl_xeon: declared on
+# 2026-11-29 at 21:55 before they ran. Before it, a five-fold exploration at 100 fixed epochs (not
+# this protocol; /work-only script, seed 0) gave against the channel IMDB-B +0.2 / +0.3,
+# IMDB-M +0.5 / +1.2, MUTAG -1.0 / -1.1 (GCN / GIN). Expectation: every five-set cell within
+# 1 point of the channel's on the same folds, and IMDB-MULTI with GIN (the channel's weakest
+# cell, -0.53 there) at >= -0.5 against the observed graph; whatever it gives is reported, an
+# unfinished set decides nothing
+run branch_cos_top4_obs "${V[@]}" "${CHANNEL[@]}" --set structure_input=observed
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
 # projection's cosine; only the score's scale and bias, the gate and the GNNs learn
@@ -364,6 +378,8 @@ run mix05__p50 "${V[@]}" "${P50[@]}" --backbones gin --set structure_mix=0.5
 run branch_cos_top4__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}"
 run branch_cos_top4_ekl__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 \
     --set edge_prior=0.05
+run branch_cos_top4_obs__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" \
+    --set structure_input=observed
 # (the same folds at patience 20: REDDIT-BINARY with GCN, seed 3, rows observed then
 # branch_cos_top4 (above), on an Intel Xeon (AVX512) into
 # OUT=benchmarks/results/structure_study_tie_tolerance_seed3 with EXTRA="--seed 3 --backbones gcn":
