@@ -64,6 +64,21 @@ from sk_vibgsl.datasets import load_tu_dataset
 RESULTS = Path(__file__).resolve().parent / "results" / "structure_study"
 
 
+def one_layer_inputs(x: np.ndarray, edge_index: np.ndarray) -> np.ndarray:
+    r"""``[X, \hat A X]`` of one graph (``n × 2F``), :math:`\hat A` GCN's
+    normalised observed graph with self-loops: what a GCN layer on the observed
+    graph reads of each node. Two nodes with equal rows here get equal first
+    hidden rows whatever the weights, so ``structure_input="observed"`` cannot
+    tell them apart either; rounded to 9 decimals, so that equal neighbour
+    sums added in another order compare equal."""
+    n = len(x)
+    adj = np.zeros((n, n))
+    adj[edge_index[0], edge_index[1]] = 1.0
+    adj[np.diag_indices(n)] = 1.0
+    scale = adj.sum(1) ** -0.5
+    return np.round(np.concatenate([x, (scale[:, None] * adj * scale) @ x], 1), 9)
+
+
 def tied_nodes(same: np.ndarray, k: int) -> np.ndarray:
     """Booleans per node: at least ``k`` identical partners (``same``:
     :func:`~structure_density.identical_pairs` of one graph)."""
@@ -157,7 +172,12 @@ def main(argv=None) -> None:
         features = model[:-1].fit(X_tr).transform(X_te)
         same = [identical_pairs(s.x.numpy()) for s in features]
         per_node = np.concatenate([m.sum(1) for m in same])
+        after_one_layer = [
+            identical_pairs(one_layer_inputs(s.x.numpy().astype(np.float64), s.edge_index.numpy()))
+            for s in features
+        ]
         row = dict(graphs=len(same), identical_share=identical_share(same),
+                   identical_after_one_layer=identical_share(after_one_layer),
                    tied_nodes=float(np.mean(per_node >= args.k)),
                    untied_nodes=float(np.mean(per_node == 0)))
         if args.epochs:
@@ -193,7 +213,10 @@ def main(argv=None) -> None:
              + (f" and {args.rw} random-walk return probabilities (`RandomWalkFeatures`)"
                 if args.rw else "") + "; "
              "counts over the held-out 10 %. *Identical pairs*: share of a graph's node pairs "
-             "whose two nodes have identical features (mean over graphs). *Nodes with ≥ k "
+             "whose two nodes have identical features (mean over graphs); *after one GCN "
+             "layer*: the same for the rows of [X, ÂX] (GCN's normalised observed graph with "
+             "self-loops), which no first layer on the observed graph can tell apart, so "
+             "neither can `structure_input=\"observed\"`. *Nodes with ≥ k "
              "identical partners*: their top-k under the cosine score is k of those partners "
              "(cosine 1, the highest score), the lowest-index ones, whatever the learner "
              "learned. " + (
@@ -208,15 +231,18 @@ def main(argv=None) -> None:
                  "median node count: the lowest-index partners of a class of identical "
                  "nodes collect the whole class (hubs), which a sum aggregation (GIN) adds "
                  "up unnormalised." if fitted else ""),
-             "", "| dataset | graphs | identical pairs | nodes with ≥ k identical partners "
+             "", "| dataset | graphs | identical pairs | after one GCN layer "
+             "| nodes with ≥ k identical partners "
              "| nodes with none |" + (" lowest partners joined | control: lowest / highest "
                                       "(≥ 2k partners) | kept edges joining identical nodes "
                                       "| largest learned degree | median nodes "
                                       "| held-out accuracy |" if fitted else ""),
-             "|---|---:|---:|---:|---:|" + ("---:|---:|---:|---:|---:|---:|" if fitted
+             "|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|---:|---:|---:|" if fitted
                                             else "")]
     for name, r in saved["datasets"].items():
+        one = r.get("identical_after_one_layer")  # absent from records before it was counted
         line = (f"| {name} | {r['graphs']} | {r['identical_share']:.3f} | "
+                f"{'—' if one is None else f'{one:.3f}'} | "
                 f"{r['tied_nodes']:.3f} | {r['untied_nodes']:.3f} |")
         if fitted and "lowest_partners_joined" in r:
             line += (f" {_share(r['lowest_partners_joined'])} | {_share(r['lowest_2k'])} / "

@@ -46,3 +46,18 @@ def test_largest_degree_counts_the_learned_edges_of_the_busiest_node():
     assert st.largest_degree(adj) == 4
     assert st.largest_degree(sp.csr_array(adj)) == 4
     assert st.largest_degree(np.zeros((3, 3))) == 0
+
+
+def test_one_layer_inputs_tell_the_ends_of_a_path_from_its_middle():
+    """On a path 0-1-2-3 with one feature for all, the features tie every pair;
+    [X, ÂX] ties only the two ends and the two middle nodes (symmetry), which
+    no first GCN layer on the observed graph can tell apart."""
+    st = _import_script()
+    x = np.ones((4, 2))
+    edges = np.array([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])
+    rows = st.one_layer_inputs(x, edges)
+    assert rows.shape == (4, 4)
+    np.testing.assert_allclose(rows[0, 2:], 1 / 2 + 1 / np.sqrt(6))  # 1/2 self, 1/√(2·3) to 1
+    same = st.identical_pairs(rows)
+    assert {(u, v) for u, v in zip(*np.nonzero(same))} == {(0, 3), (3, 0), (1, 2), (2, 1)}
+    assert st.identical_pairs(x).sum() == 12
