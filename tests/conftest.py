@@ -59,6 +59,22 @@ def shared_datasets() -> Path | None:
     return None
 
 
+def dense_batch(sizes=(7, 4), n_features=5, seed=0):
+    """A padded dense batch ``(x, mask, adj)`` of random graphs with ``sizes``
+    nodes: Gaussian features, symmetric 0/1 edges of density about 0.35."""
+    g = torch.Generator().manual_seed(seed)
+    n = max(sizes)
+    x = torch.zeros(len(sizes), n, n_features)
+    mask = torch.zeros(len(sizes), n, dtype=torch.bool)
+    adj = torch.zeros(len(sizes), n, n)
+    for b, m in enumerate(sizes):
+        x[b, :m] = torch.randn(m, n_features, generator=g)
+        mask[b, :m] = True
+        a = torch.triu((torch.rand(m, m, generator=g) < 0.35).float(), 1)
+        adj[b, :m, :m] = a + a.T
+    return x, mask, adj
+
+
 def benchmark_script(name: str) -> ModuleType:
     """``benchmarks/<name>.py`` imported as a module (the scripts import their
     siblings, so ``benchmarks/`` is on ``sys.path`` while it loads)."""

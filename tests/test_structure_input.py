@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import pickle
-
 import pytest
 import torch
+from conftest import dense_batch as _batch
 
 from sk_vibgsl import LEARNED_CHANNEL_PARAMS, VIBGSLClassifier
 from sk_vibgsl.nn import VIBGSLModule, gcn_norm
 from sk_vibgsl.nn.sparse_model import sparse_ib_graph
-
-
-def _batch(sizes=(7, 4), n_features=5, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    n = max(sizes)
-    x = torch.zeros(len(sizes), n, n_features)
-    mask = torch.zeros(len(sizes), n, dtype=torch.bool)
-    adj = torch.zeros(len(sizes), n, n)
-    for b, m in enumerate(sizes):
-        x[b, :m] = torch.randn(m, n_features, generator=g)
-        mask[b, :m] = True
-        a = torch.triu((torch.rand(m, m, generator=g) < 0.35).float(), 1)
-        adj[b, :m, :m] = a + a.T
-    return x, mask, adj
 
 
 def _model(backbone="gcn", num_layers=2, **kwargs):
@@ -129,17 +114,6 @@ def test_features_input_is_todays_module():
     for (name, p), q in zip(today.named_parameters(), features.parameters(), strict=True):
         assert torch.equal(p, q), name
     torch.testing.assert_close(features(x, mask, adj)[0], today(x, mask, adj)[0], rtol=0, atol=0)
-
-
-def test_a_module_pickled_before_structure_input_reads_the_features():
-    x, mask, adj = _batch()
-    torch.manual_seed(0)
-    model = VIBGSLModule(5, 2, hidden_dim=8, observed_branch=True).eval()
-    expected = model(x, mask, adj)[0]
-    del model.__dict__["structure_input"]  # as pickled by the older release
-    restored = pickle.loads(pickle.dumps(model))
-    assert restored.structure_input == "features"
-    torch.testing.assert_close(restored(x, mask, adj)[0], expected, rtol=0, atol=0)
 
 
 def test_bad_values_and_combinations_are_refused_naming_structure_input(graphs):

@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from conftest import dense_batch as _batch
 
 from sk_vibgsl import VIBGSLClassifier
 from sk_vibgsl.nn import (
@@ -21,20 +22,6 @@ from sk_vibgsl.nn import (
     top_k_mask,
     top_k_pairs,
 )
-
-
-def _batch(sizes=(7, 4), n_features=5, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    n = max(sizes)
-    x = torch.zeros(len(sizes), n, n_features)
-    mask = torch.zeros(len(sizes), n, dtype=torch.bool)
-    adj = torch.zeros(len(sizes), n, n)
-    for b, m in enumerate(sizes):
-        x[b, :m] = torch.randn(m, n_features, generator=g)
-        mask[b, :m] = True
-        a = torch.triu((torch.rand(m, m, generator=g) < 0.35).float(), 1)
-        adj[b, :m, :m] = a + a.T
-    return x, mask, adj
 
 
 def test_top_k_pairs_is_the_union_of_each_nodes_k_best_candidates():
@@ -699,14 +686,17 @@ def test_shared_branch_starts_as_the_gnn_on_the_observed_graph(backbone):
 @pytest.mark.parametrize("branch", [False, True])
 def test_a_module_pickled_before_observed_branch_was_stored_loads_and_runs(branch):
     """Modules pickled before ``"shared"`` existed have no ``observed_branch``
-    attribute: unpickled, they get it back from the gate and give the same output."""
+    attribute, nor ``structure_input``: unpickled, they get the first back from the
+    gate, read the features, and give the same output."""
     x, mask, adj = _batch()
     torch.manual_seed(0)
     model = VIBGSLModule(5, 2, hidden_dim=8, observed_branch=branch).eval()
     expected = model(x, mask, adj)[0]
-    del model.__dict__["observed_branch"]  # as pickled by the older release
+    for name in ("observed_branch", "structure_input"):  # as pickled by older releases
+        del model.__dict__[name]
     restored = pickle.loads(pickle.dumps(model))
     assert restored.observed_branch is branch
+    assert restored.structure_input == "features"
     assert not restored.shares_branch
     torch.testing.assert_close(restored(x, mask, adj)[0], expected, rtol=0, atol=0)
 
