@@ -171,7 +171,10 @@ run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge
 # IMDB-M +0.5 / +1.2, MUTAG -1.0 / -1.1 (GCN / GIN). Expectation: every five-set cell within
 # 1 point of the channel's on the same folds, and IMDB-MULTI with GIN (the channel's weakest
 # cell, -0.53 there) at >= -0.5 against the observed graph; whatever it gives is reported, an
-# unfinished set decides nothing
+# unfinished set decides nothing; ran 22:04-22:34: against the channel GCN +0.58 / -0.01 / +0.55,
+# GIN -0.16 / -0.09 / +2.12 (IMDB-B / IMDB-M / MUTAG), so within 1 point except MUTAG with GIN,
+# above it; IMDB-MULTI with GIN -0.63 against the observed graph: failed; NCI1 GCN +1.17
+# against the channel's +3.92, GIN +0.51 against +1.05; five_sets.md in the seed-0 folder)
 run branch_cos_top4_obs "${V[@]}" "${CHANNEL[@]}" --set structure_input=observed
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
