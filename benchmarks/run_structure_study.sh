@@ -155,7 +155,7 @@ run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine 
 # whether the KL term's loss of GCN's NCI1 gain on seed 0 (+0.6 against +3.9) repeats.
 # Expectation, as on seed 0: the channel + gamma's paired difference to the observed graph is
 # within 1 point of the channel's with each backbone, and its density is below the channel's;
-# whatever it gives is reported, an unfinished run decides nothing; ran 21:20-21:50: GCN +1.19
+# whatever it gives is reported, an unfinished run decides nothing; ran 21:20-22:04: GCN +1.19
 # against the channel's +2.77, GIN +0.39 against +1.63, density 0.04 / 0.19 against 0.23: failed
 # with both backbones, sparser held; two sets: GCN +0.90 against +3.35, GIN +0.84 against +1.34)
 run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge_prior=0.05
