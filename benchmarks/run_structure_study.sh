@@ -175,6 +175,16 @@ run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge
 # GIN -0.16 / -0.09 / +2.12 (IMDB-B / IMDB-M / MUTAG), so within 1 point except MUTAG with GIN,
 # above it; IMDB-MULTI with GIN -0.63 against the observed graph: failed; NCI1 GCN +1.17
 # against the channel's +3.92, GIN +0.51 against +1.05; five_sets.md in the seed-0 folder)
+# (then, declared on 2026-11-29 at 22:40 before they ran, all on this Intel Xeon with today's
+# code: MUTAG seeds 5-9, rows observed__p50, branch_cos_top4__p50 and branch_cos_top4_obs__p50
+# in that order, each seed into OUT=benchmarks/results/structure_study_obs_mutag_xeon_seedN with
+# EXTRA="--seed N", to see whether GIN's +2.12 against the channel on seeds 0-4 repeats on five
+# other sets; and NCI1 seed 1, this row alone, into
+# OUT=benchmarks/results/structure_study_cos_ekl_xeon_seed1 beside the observed and channel rows
+# run there at 21:20, to see whether GCN's -2.75 against the channel repeats. Expectation, if
+# they are effects and not the folds: MUTAG GIN's five-set mean against the channel is > 0 and
+# NCI1 GCN's against the channel is < -1; whatever they give is reported, an unfinished set
+# decides nothing)
 run branch_cos_top4_obs "${V[@]}" "${CHANNEL[@]}" --set structure_input=observed
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
