@@ -184,7 +184,8 @@ run branch_cos_top4_ekl "${V[@]}" "${CHANNEL[@]}" --set edge_beta=0.1 --set edge
 # run there at 21:20, to see whether GCN's -2.75 against the channel repeats. Expectation, if
 # they are effects and not the folds: MUTAG GIN's five-set mean against the channel is > 0 and
 # NCI1 GCN's against the channel is < -1; whatever they give is reported, an unfinished set
-# decides nothing)
+# decides nothing; ran 22:40-23:08: MUTAG GIN -1.08 against the channel (seeds 5-9; ten sets
+# +0.52), NCI1 GCN +0.95 against the channel (two sets -0.90): neither repeated, both failed)
 run branch_cos_top4_obs "${V[@]}" "${CHANNEL[@]}" --set structure_input=observed
 # does training the structure learner matter? branch_cos_top4 with its embedding layers frozen
 # at their random initialisation (learning rate 0): each node keeps the top 4 of a random
