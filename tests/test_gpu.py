@@ -232,3 +232,40 @@ def test_top_k_channel_fit_on_cuda_predicts_as_on_cpu(graphs, observed_branch, b
     clf.set_params(device="cpu")
     clf.module_.to("cpu")
     assert np.allclose(proba, clf.predict_proba(X), atol=1e-4)
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "gin"])
+def test_structure_input_observed_fits_on_cuda_and_predicts_as_on_cpu(graphs, backbone):
+    """The learner reading the observed GNN's first layer runs on the GPU (dense path), its
+    gradient finite, and the fitted model predicts, and shows its graphs, as on the CPU."""
+    X, y = graphs
+    clf = VIBGSLClassifier(
+        device="cuda", observed_branch=True, structure_input="observed", backbone=backbone,
+        edge_score="cosine", structure_k=4, max_epochs=5, random_state=0,
+    ).fit(X, y)
+    assert all(np.isfinite(clf.history[:, "train_loss"]))
+    proba, graphs_gpu = clf.predict_proba(X), clf.ib_graphs(X[:3])
+    clf.set_params(device="cpu")
+    clf.module_.to("cpu")
+    assert np.allclose(proba, clf.predict_proba(X), atol=1e-4)
+    for (x_gpu, adj_gpu), (x_cpu, adj_cpu) in zip(graphs_gpu, clf.ib_graphs(X[:3])):
+        assert np.allclose(x_gpu, x_cpu, atol=1e-4)
+        assert np.allclose(adj_gpu, adj_cpu, atol=1e-4)
+
+
+def test_top_k_all_pairs_default_gpu_block_selects_as_the_cpu_blocks():
+    """The GPU's larger default block (one block here, where the CPU's takes several)
+    selects the same pairs."""
+    from sk_vibgsl.nn.sparse_structure import BLOCK_ELEMENTS, top_k_all_pairs
+
+    g = torch.Generator().manual_seed(1)
+    sizes = torch.tensor([3000, 40, 1, 900, 2500])
+    ptr = torch.cat([torch.zeros(1, dtype=torch.long), sizes.cumsum(0)])
+    # few distinct directions: many ties, which both blockings must break alike
+    z = torch.randint(-2, 3, (int(sizes.sum()), 4), generator=g).float()
+    assert 3000 * 3000 > BLOCK_ELEMENTS
+    for k in (1, 4):
+        cpu = top_k_all_pairs(z, ptr, k)
+        gpu = top_k_all_pairs(z.cuda(), ptr.cuda(), k).cpu()
+        assert set(map(tuple, cpu.T.tolist())) == set(map(tuple, gpu.T.tolist())), k
+        assert cpu.shape == gpu.shape

@@ -196,3 +196,18 @@ def test_ib_edges_keep_at_most_2k_edges_per_node_and_no_self_pairs():
     assert edges.selected.shape[1] <= 3 * len(z)
     graph_row = torch.bucketize(edges.row, ptr, right=True)
     assert torch.equal(graph_row, torch.bucketize(edges.col, ptr, right=True))
+
+
+def test_top_k_all_pairs_block_defaults_by_device():
+    """Without a block, the CPU's default is used there (the selection is that of any block)."""
+    from sk_vibgsl.nn.sparse_structure import (
+        BLOCK_ELEMENTS,
+        BLOCK_ELEMENTS_CUDA,
+        block_elements_for,
+    )
+
+    assert block_elements_for(torch.device("cpu")) == BLOCK_ELEMENTS
+    assert block_elements_for(torch.device("cuda")) == BLOCK_ELEMENTS_CUDA > BLOCK_ELEMENTS
+    z, ptr = _batch()
+    for k in (1, 3):
+        assert torch.equal(top_k_all_pairs(z, ptr, k), top_k_all_pairs(z, ptr, k, BLOCK_ELEMENTS))

@@ -38,6 +38,7 @@ from .sparse_ann import approx_top_k
 
 __all__ = [
     "IBEdges",
+    "block_elements_for",
     "hop_candidates",
     "ib_edges",
     "pair_logits",
@@ -48,7 +49,19 @@ __all__ = [
 ]
 
 BLOCK_ELEMENTS = 1 << 22
-"""Score entries held at once by :func:`top_k_all_pairs` (16 MiB of float32)."""
+"""Score entries held at once by :func:`top_k_all_pairs` on the CPU (16 MiB of float32)."""
+
+BLOCK_ELEMENTS_CUDA = 1 << 25
+"""Score entries held at once by :func:`top_k_all_pairs` on a GPU (128 MiB of float32).
+
+There a block's time is its ~30 kernel launches and three host synchronisations, not its
+arithmetic: REDDIT-BINARY's batches of 100 graphs took 14 blocks of ``BLOCK_ELEMENTS``
+each (``benchmarks/results/speed_gpu_top_k_block``)."""
+
+
+def block_elements_for(device: torch.device) -> int:
+    """The default score block of :func:`top_k_all_pairs` on ``device``."""
+    return BLOCK_ELEMENTS_CUDA if device.type == "cuda" else BLOCK_ELEMENTS
 
 _CHUNK = 1 << 20  # candidate pairs scored at once by top_k_candidates
 _FAR = -1e30  # score of a padded column in top_k_all_pairs
@@ -89,7 +102,7 @@ def top_k_all_pairs(
     z: Tensor,
     ptr: Tensor,
     k: int,
-    block_elements: int = BLOCK_ELEMENTS,
+    block_elements: int | None = None,
     ties: str = "lowest",
     *,
     bias: Tensor | None = None,
@@ -120,7 +133,10 @@ def top_k_all_pairs(
         Graph offsets.
     k : int
         Partners per node (fewer where a graph has fewer other nodes).
-    block_elements : int, default=BLOCK_ELEMENTS
+    block_elements : int, optional
+        Score entries per block; by default ``BLOCK_ELEMENTS`` on the CPU and
+        ``BLOCK_ELEMENTS_CUDA`` on a GPU (:func:`block_elements_for`). The
+        selection does not depend on it.
     ties : {"lowest", "cyclic"}, default="lowest"
     bias : Tensor, optional
         The logit bias :math:`b`; it only widens the tie tolerance, as on
@@ -132,6 +148,8 @@ def top_k_all_pairs(
         Directed selections ``(u, v)``.
     """
     check_ties(ties)
+    if block_elements is None:
+        block_elements = block_elements_for(z.device)
     sizes = ptr.diff()
     b, n = len(sizes), int(sizes.max()) if len(sizes) else 0
     kk = min(k, n - 1)
@@ -367,7 +385,7 @@ def ib_edges(
     temperature: float | None = None,
     threshold: float = 0.1,
     noise: Tensor | None = None,
-    block_elements: int = BLOCK_ELEMENTS,
+    block_elements: int | None = None,
     search: str = "exact",
     seed: int = 0,
     ties: str = "lowest",
@@ -393,7 +411,8 @@ def ib_edges(
     noise : Tensor, optional
         Logistic noise per kept pair (in the order of the sorted pairs),
         for tests that share a draw with the dense path.
-    block_elements : int, default=BLOCK_ELEMENTS
+    block_elements : int, optional
+        :func:`top_k_all_pairs`'s block (by default by device).
     search : {"exact", "approx"}, default="exact"
         All-pairs selection (``candidates=None`` with ``k`` given):
         :func:`top_k_all_pairs`, or the hashing search
