@@ -111,7 +111,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # (COLLAB with GIN, seed 5, observed and this row side by side on the 16 CPU cores of a lent
 # GPU machine (an x86-64 host; device cpu, one thread a fit, the GPU not used, both rows on that
 # CPU), into OUT=benchmarks/results/structure_study_collab_gin_seed5 with EXTRA="--seed 5
-# --backbones gin" and N_JOBS=10 each: declared on 2026-11-30 at HH:MM before it ran, a sixth set
+# --backbones gin" and N_JOBS=10 each: declared on 2026-11-29 at 23:44 before it ran, a sixth set
 # for goal 1's lowest GIN cell (COLLAB -0.51 over five sets without the warm-up). Expectation, if
 # goal 1 holds with GIN on COLLAB: seed 5's paired mean is >= -0.5 and the six-set mean is
 # >= -0.5; whatever it gives is reported, an unfinished set decides nothing)
