@@ -114,7 +114,17 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # --backbones gin" and N_JOBS=10 each: declared on 2026-11-29 at 23:44 before it ran, a sixth set
 # for goal 1's lowest GIN cell (COLLAB -0.51 over five sets without the warm-up). Expectation, if
 # goal 1 holds with GIN on COLLAB: seed 5's paired mean is >= -0.5 and the six-set mean is
-# >= -0.5; whatever it gives is reported, an unfinished set decides nothing)
+# >= -0.5; whatever it gives is reported, an unfinished set decides nothing; ran 23:45-23:51 on
+# that machine's GPU, not its CPU as declared (reproduce_table1's --device defaults to cuda where
+# one is present; both rows there, twenty fits sharing one H200): +0.90 (6-0-4), the six-set mean
+# -0.27, the expectation held; the observed graph's 78.3 is the lowest of its six sets, 79.2-79.5
+# on the others)
+# (then COLLAB with GIN, seed 6, observed then this row, on this Intel Xeon (AVX512), two jobs,
+# into OUT=benchmarks/results/structure_study_collab_gin_seed6 with EXTRA="--seed 6 --backbones
+# gin --device cpu": declared on 2026-11-29 at HH:MM before it ran, a seventh set on a CPU like
+# the first five, since seed 5 ran on the GPU and its yardstick scored its lowest. Expectation as
+# for seed 5: its paired mean is >= -0.5 and the seven-set mean is >= -0.5; whatever it gives is
+# reported, an unfinished set decides nothing)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
