@@ -121,7 +121,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # on the others)
 # (then COLLAB with GIN, seed 6, observed then this row, on this Intel Xeon (AVX512), two jobs,
 # into OUT=benchmarks/results/structure_study_collab_gin_seed6 with EXTRA="--seed 6 --backbones
-# gin --device cpu": declared on 2026-11-29 at HH:MM before it ran, a seventh set on a CPU like
+# gin --device cpu": declared on 2026-11-29 at 23:52 before it ran, a seventh set on a CPU like
 # the first five, since seed 5 ran on the GPU and its yardstick scored its lowest. Expectation as
 # for seed 5: its paired mean is >= -0.5 and the seven-set mean is >= -0.5; whatever it gives is
 # reported, an unfinished set decides nothing)
