@@ -51,17 +51,20 @@ __all__ = [
 BLOCK_ELEMENTS = 1 << 22
 """Score entries held at once by :func:`top_k_all_pairs` on the CPU (16 MiB of float32)."""
 
-BLOCK_ELEMENTS_CUDA = 1 << 25
-"""Score entries held at once by :func:`top_k_all_pairs` on a GPU (128 MiB of float32).
+BLOCK_ELEMENTS_CUDA = 1 << 24
+"""Score entries held at once by :func:`top_k_all_pairs` on a GPU (64 MiB of float32).
 
-There a block's time is its ~30 kernel launches and three host synchronisations, not its
-arithmetic: REDDIT-BINARY's batches of 100 graphs took 14 blocks of ``BLOCK_ELEMENTS``
-each (``benchmarks/results/speed_gpu_top_k_block``)."""
+There a block's time is its dozens of kernel launches and three host synchronisations, not
+its arithmetic: REDDIT-BINARY's batches of 100 graphs took 14 blocks of ``BLOCK_ELEMENTS``
+each. On an H200 this block cut the learned channel's training epoch there by 19-27 % (GCN)
+and 18-25 % (GIN, two runs) for 12-25 MiB more peak memory; larger blocks gained at most 6 %
+more and held 1.5-2.5 times the memory (``benchmarks/results/speed_gpu_top_k_block``)."""
 
 
 def block_elements_for(device: torch.device) -> int:
     """The default score block of :func:`top_k_all_pairs` on ``device``."""
     return BLOCK_ELEMENTS_CUDA if device.type == "cuda" else BLOCK_ELEMENTS
+
 
 _CHUNK = 1 << 20  # candidate pairs scored at once by top_k_candidates
 _FAR = -1e30  # score of a padded column in top_k_all_pairs
