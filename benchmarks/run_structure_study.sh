@@ -114,7 +114,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # --backbones gin" and N_JOBS=10 each: declared on 2026-11-29 at 23:44 before it ran, a sixth set
 # for goal 1's lowest GIN cell (COLLAB -0.51 over five sets without the warm-up). Expectation, if
 # goal 1 holds with GIN on COLLAB: seed 5's paired mean is >= -0.5 and the six-set mean is
-# >= -0.5; whatever it gives is reported, an unfinished set decides nothing; ran 23:45-23:51 on
+# >= -0.5; whatever it gives is reported, an unfinished set decides nothing; ran 23:46-23:51 on
 # that machine's GPU, not its CPU as declared (reproduce_table1's --device defaults to cuda where
 # one is present; both rows there, twenty fits sharing one H200): +0.90 (6-0-4), the six-set mean
 # -0.27, the expectation held; the observed graph's 78.3 is the lowest of its six sets, 79.2-79.5
