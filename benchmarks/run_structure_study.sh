@@ -125,6 +125,15 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # the first five, since seed 5 ran on the GPU and its yardstick scored its lowest. Expectation as
 # for seed 5: its paired mean is >= -0.5 and the seven-set mean is >= -0.5; whatever it gives is
 # reported, an unfinished set decides nothing)
+# (IMDB-BINARY and IMDB-MULTI, GCN and GIN, seeds 5-9, observed then this row, on this Intel
+# Xeon (AVX512), two jobs, each seed into OUT=benchmarks/results/structure_study_imdb_xeon_seedN
+# with EXTRA="--seed N --device cpu", after COLLAB's seed 6: declared on 2026-11-30 at HH:MM
+# before they ran, five more sets for the channel's IMDB cells (five sets each; IMDB-MULTI with
+# GIN -0.1 over the first five and -0.53 on their re-run on this CPU with today's code, goal 1's
+# edge), so that each cell rests on ten sets: the re-run of seeds 0-4
+# (structure_study_cos_ekl_xeon[_seedN]) and these. Expectation, if goal 1 holds there: each of
+# the four ten-set cells is >= -0.5; whatever they give is reported, an unfinished set decides
+# nothing)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
