@@ -127,7 +127,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # reported, an unfinished set decides nothing)
 # (IMDB-BINARY and IMDB-MULTI, GCN and GIN, seeds 5-9, observed then this row, on this Intel
 # Xeon (AVX512), two jobs, each seed into OUT=benchmarks/results/structure_study_imdb_xeon_seedN
-# with EXTRA="--seed N --device cpu", after COLLAB's seed 6: declared on 2026-11-30 at HH:MM
+# with EXTRA="--seed N --device cpu", after COLLAB's seed 6: declared on 2026-11-30 at 00:05
 # before they ran, five more sets for the channel's IMDB cells (five sets each; IMDB-MULTI with
 # GIN -0.1 over the first five and -0.53 on their re-run on this CPU with today's code, goal 1's
 # edge), so that each cell rests on ten sets: the re-run of seeds 0-4
