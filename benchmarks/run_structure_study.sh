@@ -124,7 +124,8 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # gin --device cpu": declared on 2026-11-29 at 23:52 before it ran, a seventh set on a CPU like
 # the first five, since seed 5 ran on the GPU and its yardstick scored its lowest. Expectation as
 # for seed 5: its paired mean is >= -0.5 and the seven-set mean is >= -0.5; whatever it gives is
-# reported, an unfinished set decides nothing)
+# reported, an unfinished set decides nothing; ran 23:52-00:33: -0.14 (7-0-3), seven sets -0.25
+# (31-3-36; the six CPU sets -0.45): the expectation held)
 # (IMDB-BINARY and IMDB-MULTI, GCN and GIN, seeds 5-9, observed then this row, on this Intel
 # Xeon (AVX512), two jobs, each seed into OUT=benchmarks/results/structure_study_imdb_xeon_seedN
 # with EXTRA="--seed N --device cpu", after COLLAB's seed 6: declared on 2026-11-30 at 00:05
