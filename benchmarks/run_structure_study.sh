@@ -134,7 +134,9 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # edge), so that each cell rests on ten sets: the re-run of seeds 0-4
 # (structure_study_cos_ekl_xeon[_seedN]) and these. Expectation, if goal 1 holds there: each of
 # the four ten-set cells is >= -0.5; whatever they give is reported, an unfinished set decides
-# nothing)
+# nothing; ran 00:32-00:54: ten sets IMDB-B GCN +0.06, GIN -0.48 (seeds 5-9 all below 0,
+# -0.98), IMDB-M GCN +0.13, GIN -0.28: held, IMDB-B GIN at the edge;
+# structure_study_imdb_xeon_seed5/README.md)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
