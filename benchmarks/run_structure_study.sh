@@ -147,6 +147,13 @@ run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # on 2026-11-28 at 16:33 before it ran (branch_control's run there was stopped after one fold);
 # REDDIT-BINARY with GCN, seed 0, same folder: declared on 2026-11-28 at 18:26 before it ran,
 # to tell GCN's +5.0 there from what the second GCN and the gate add alone
+# (IMDB-BINARY with GIN, seeds 5-9, this row into OUT=benchmarks/results/structure_study_imdb_xeon_seedN
+# beside the observed and channel rows there, EXTRA="--seed N --backbones gin --device cpu", this
+# Intel Xeon (AVX512), two jobs: declared on 2026-11-30 at HH:MM before it ran, to tell whether
+# the channel's -0.98 on those sets comes from the learned graph or from the second GIN and the
+# gate (whose |alpha| is about 0.11 there). Expectation: if the control is within 0.5 of the
+# channel on those five sets, the loss is the second GIN's, not the learned graph's; whatever it
+# gives is reported, an unfinished set decides nothing)
 run branch_cos_top4_control "${V[@]}" "${CHANNEL[@]}" --set structure_mix=0.999
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
