@@ -149,7 +149,7 @@ run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # to tell GCN's +5.0 there from what the second GCN and the gate add alone
 # (IMDB-BINARY with GIN, seeds 5-9, this row into OUT=benchmarks/results/structure_study_imdb_xeon_seedN
 # beside the observed and channel rows there, EXTRA="--seed N --backbones gin --device cpu", this
-# Intel Xeon (AVX512), two jobs: declared on 2026-11-30 at HH:MM before it ran, to tell whether
+# Intel Xeon (AVX512), two jobs: declared on 2026-11-30 at 01:11 before it ran, to tell whether
 # the channel's -0.98 on those sets comes from the learned graph or from the second GIN and the
 # gate (whose |alpha| is about 0.11 there). Expectation: if the control is within 0.5 of the
 # channel on those five sets, the loss is the second GIN's, not the learned graph's; whatever it
