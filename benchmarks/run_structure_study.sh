@@ -153,7 +153,9 @@ run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # the channel's -0.98 on those sets comes from the learned graph or from the second GIN and the
 # gate (whose |alpha| is about 0.11 there). Expectation: if the control is within 0.5 of the
 # channel on those five sets, the loss is the second GIN's, not the learned graph's; whatever it
-# gives is reported, an unfinished set decides nothing)
+# gives is reported, an unfinished set decides nothing; ran 01:11-01:15: control -0.32 against the
+# observed graph, the channel -0.66 against the control (14-10-26): failed, about two thirds of
+# the loss is the learned graph's)
 run branch_cos_top4_control "${V[@]}" "${CHANNEL[@]}" --set structure_mix=0.999
 run branch_cos_ekl "${V[@]}" --set observed_branch=True --set edge_score=cosine \
     --set edge_beta=0.1 --set edge_prior=0.05
