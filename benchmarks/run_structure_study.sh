@@ -137,6 +137,16 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # nothing; ran 00:32-00:54: ten sets IMDB-B GCN +0.06, GIN -0.48 (seeds 5-9 all below 0,
 # -0.98), IMDB-M GCN +0.13, GIN -0.28: held, IMDB-B GIN at the edge;
 # structure_study_imdb_xeon_seed5/README.md)
+# (REDDIT-BINARY with GIN, seeds 3 and 4, observed and this row side by side on a lent machine's
+# NVIDIA H200 (EXTRA="--seed N --backbones gin --device cuda", N_JOBS=10 each, all twenty fits of a
+# seed sharing the GPU), into OUT=benchmarks/results/structure_study_reddit_gin_gpu_seedN: declared
+# on 2026-11-30 at HH:MM before they ran, a fourth and fifth set for GIN's REDDIT-BINARY cell
+# (+5.68 over three sets, part of it the yardstick's early stops on seed 1), the third of GIN's
+# three datasets for goal 2. Both rows of a set on the same GPU and folds, so the pairing holds;
+# the first three sets ran on CPUs. Expectation, if goal 2's REDDIT-BINARY leg with GIN is real:
+# each new set's paired mean is >= -0.5 and the cell's mean over all finished sets stays >= +1.0;
+# whatever they give is reported, an unfinished set decides nothing (the device's 900 s may not
+# finish both; a fold is a unit and the records say which folds ran)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
