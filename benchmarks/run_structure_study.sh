@@ -140,7 +140,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # (REDDIT-BINARY with GIN, seeds 3 and 4, observed and this row side by side on a lent machine's
 # NVIDIA H200 (EXTRA="--seed N --backbones gin --device cuda", N_JOBS=10 each, all twenty fits of a
 # seed sharing the GPU), into OUT=benchmarks/results/structure_study_reddit_gin_gpu_seedN: declared
-# on 2026-11-30 at HH:MM before they ran, a fourth and fifth set for GIN's REDDIT-BINARY cell
+# on 2026-11-30 at 01:49 before they ran, a fourth and fifth set for GIN's REDDIT-BINARY cell
 # (+5.68 over three sets, part of it the yardstick's early stops on seed 1), the third of GIN's
 # three datasets for goal 2. Both rows of a set on the same GPU and folds, so the pairing holds;
 # the first three sets ran on CPUs. Expectation, if goal 2's REDDIT-BINARY leg with GIN is real:
