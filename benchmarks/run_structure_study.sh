@@ -146,7 +146,11 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # the first three sets ran on CPUs. Expectation, if goal 2's REDDIT-BINARY leg with GIN is real:
 # each new set's paired mean is >= -0.5 and the cell's mean over all finished sets stays >= +1.0;
 # whatever they give is reported, an unfinished set decides nothing (the device's 900 s may not
-# finish both; a fold is a unit and the records say which folds ran)
+# finish both; a fold is a unit and the records say which folds ran); ran 01:51-02:00, stopped
+# by the call's limit: seven of the observed graph's seed-3 folds finished, none of the channel's,
+# seed 4 not started: twenty fits time-sliced on one GPU ran 3.7-4.0 s an epoch each (one fit alone
+# on a 2-core CPU: about 1 s). Unfinished, decides nothing; the cell stays +5.68 over three sets
+# (structure_study_reddit_gin_gpu_seed3/README.md; a later GPU run: two to four fits at once)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
