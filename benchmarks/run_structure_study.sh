@@ -308,6 +308,16 @@ run channel_or_observed_logloss_holdout "${V[@]}" "${CHOOSE[@]}" --inner-scoring
 # epoch change: `python benchmarks/start_epoch_study.py --list` names them, EXTRA="--only-folds
 # ..." runs them, and start_epoch_study.py pairs them with the unchanged records.
 SE=(--fair-start-epoch 10)
+# (IMDB-BINARY and IMDB-MULTI with GIN, seeds 5-9, both rows below into
+# OUT=benchmarks/results/structure_study_imdb_xeon_seedN beside that seed's observed and channel
+# rows, EXTRA="--seed N --backbones gin --device cpu", this Intel Xeon (AVX512), two jobs, every
+# unit re-run (not only those that kept an epoch before the 10th): declared on 2026-11-30 at
+# HH:MM before they ran. Without the warm-up the channel lost there (IMDB-B -0.98 over these five
+# sets, IMDB-M below 0 as well), while the warm-up cells of seeds 0-4 read GIN +0.5 / +0.2; 21 of
+# IMDB-B's 50 observed GIN fits on these sets kept an epoch before the 10th. Expectation, if the
+# warm-up is what GIN on the degree-only graphs needs: the channel's paired mean against the
+# observed graph, both with the warm-up, is >= -0.5 on each dataset over these five sets;
+# whatever it gives is reported, an unfinished set decides nothing)
 run observed_se10 --learners N/A "${SE[@]}"
 run branch_cos_top4_se10 "${V[@]}" "${CHANNEL[@]}" "${SE[@]}"
 # the learned channel without its second GNN (observed_branch="shared"): one GNN whose every
