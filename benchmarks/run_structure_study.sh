@@ -313,7 +313,7 @@ SE=(--fair-start-epoch 10)
 # rows, EXTRA="--seed N --backbones gin --device cpu", this Intel Xeon (AVX512), two jobs, every
 # unit re-run (not only those that kept an epoch before the 10th): declared on 2026-11-30 at
 # 02:02 before they ran. Without the warm-up the channel lost there (IMDB-B -0.98 over these five
-# sets, IMDB-M below 0 as well), while the warm-up cells of seeds 0-4 read GIN +0.5 / +0.2; 21 of
+# sets, IMDB-M -0.03), while the warm-up cells of seeds 0-4 read GIN +0.5 / +0.2; 21 of
 # IMDB-B's 50 observed GIN fits on these sets kept an epoch before the 10th. Expectation, if the
 # warm-up is what GIN on the degree-only graphs needs: the channel's paired mean against the
 # observed graph, both with the warm-up, is >= -0.5 on each dataset over these five sets;
