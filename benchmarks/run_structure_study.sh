@@ -151,6 +151,14 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # seed 4 not started: twenty fits time-sliced on one GPU ran 3.7-4.0 s an epoch each (one fit alone
 # on a 2-core CPU: about 1 s). Unfinished, decides nothing; the cell stays +5.68 over three sets
 # (structure_study_reddit_gin_gpu_seed3/README.md; a later GPU run: two to four fits at once)
+# (REDDIT-BINARY with GIN, seed 3, observed then this row, on this Intel Xeon (AVX512), two jobs,
+# into OUT=benchmarks/results/structure_study_reddit_gin_xeon_seed3 with EXTRA="--seed 3
+# --backbones gin --device cpu", the channel two folds at a time (--only-folds) so that finished
+# folds pair: declared on 2026-11-30 at HH:MM before it ran, the fourth set of GIN's REDDIT-BINARY
+# cell after the H200 run above did not finish (its seven observed folds ran on the GPU and are
+# not paired with these). Expectation as declared for the H200 run: the set's paired mean is
+# >= -0.5 and the cell's mean over all finished sets stays >= +1.0; an unfinished set decides
+# nothing, and the folds that finished are reported as such)
 run branch_cos_top4 "${V[@]}" "${CHANNEL[@]}"
 # its own control (paired with it by the report, NAME_control): the same two gated GNNs, the
 # same cosine top-4 learner and cost, the learned GNN on 0.999 A_obs + 0.001 A_IB, so what
@@ -317,7 +325,11 @@ SE=(--fair-start-epoch 10)
 # IMDB-B's 50 observed GIN fits on these sets kept an epoch before the 10th. Expectation, if the
 # warm-up is what GIN on the degree-only graphs needs: the channel's paired mean against the
 # observed graph, both with the warm-up, is >= -0.5 on each dataset over these five sets;
-# whatever it gives is reported, an unfinished set decides nothing)
+# whatever it gives is reported, an unfinished set decides nothing; ran 02:02-02:13: IMDB-B -0.60
+# (18-4-28; -0.50 / -0.40 / -0.10 / -0.10 / -1.90), IMDB-M +0.01 (24-4-22): failed on IMDB-B,
+# held on IMDB-M. The warm-up moved both sides on IMDB-B (the observed graph -0.56 against its own
+# patience-20 record, the channel -1.16); the 147 units that had kept epoch 10 or later reproduced
+# their records exactly; structure_study_imdb_xeon_seed5/README.md)
 run observed_se10 --learners N/A "${SE[@]}"
 run branch_cos_top4_se10 "${V[@]}" "${CHANNEL[@]}" "${SE[@]}"
 # the learned channel without its second GNN (observed_branch="shared"): one GNN whose every
