@@ -154,7 +154,7 @@ CHANNEL=(--set observed_branch=True --set edge_score=cosine --set structure_k=4)
 # (REDDIT-BINARY with GIN, seed 3, observed then this row, on this Intel Xeon (AVX512), two jobs,
 # into OUT=benchmarks/results/structure_study_reddit_gin_xeon_seed3 with EXTRA="--seed 3
 # --backbones gin --device cpu", the channel two folds at a time (--only-folds) so that finished
-# folds pair: declared on 2026-11-30 at HH:MM before it ran, the fourth set of GIN's REDDIT-BINARY
+# folds pair: declared on 2026-11-30 at 02:14 before it ran, the fourth set of GIN's REDDIT-BINARY
 # cell after the H200 run above did not finish (its seven observed folds ran on the GPU and are
 # not paired with these). Expectation as declared for the H200 run: the set's paired mean is
 # >= -0.5 and the cell's mean over all finished sets stays >= +1.0; an unfinished set decides
