@@ -6,7 +6,8 @@ results folder; this script pairs a setting's folder ``ROW`` with ``observed`` (
 Markdown row: each set's mean paired difference in points, the mean over the sets, folds
 won–tied–lost, the folds where either side put the whole test fold in one class, and the
 setting's mean test-fold density. A set whose folds are not all done on both sides is shown
-as ``·`` and left out of the mean.
+as ``·``, with the mean over the folds that are (``· (+1.25 on 4)``), and is left out of the
+mean, the counts and the density: an unfinished set decides nothing.
 
     python benchmarks/paired_sets.py --row branch_cos_top4 --datasets IMDB-BINARY IMDB-MULTI \
         --dirs benchmarks/results/structure_study_cos_ekl_xeon \
@@ -29,14 +30,19 @@ from structure_study import predicts_one_class, read, won_tied_lost  # benchmark
 
 def cell(dirs: list[Path], row: str, against: str, dataset: str, backbone: str,
          n_folds: int = 10, against_dirs: list[Path] | None = None) -> dict:
-    """Per-set mean differences (``None`` for unfinished sets) and the pooled counts."""
-    per, diffs, one_class, density = [], [], [0, 0], []
+    """Per-set mean differences (``None`` for unfinished sets), the pooled counts, and for
+    each unfinished set the mean over its paired folds and their number (``partial``)."""
+    per, partial, diffs, one_class, density = [], [], [], [0, 0], []
     for folder, other in zip(dirs, against_dirs or dirs):
         a, b = read(folder / row), read(other / against)
         keys = [(dataset, backbone, f) for f in range(n_folds)]
-        if not all(k in a and k in b for k in keys):
+        paired = [k for k in keys if k in a and k in b]
+        if len(paired) < n_folds:
             per.append(None)
+            partial.append((float(np.mean([a[k]["test_acc"] - b[k]["test_acc"] for k in paired])),
+                            len(paired)) if paired else None)
             continue
+        partial.append(None)
         diff = np.array([a[k]["test_acc"] - b[k]["test_acc"] for k in keys])
         per.append(float(diff.mean()))
         diffs.append(diff)
@@ -46,16 +52,22 @@ def cell(dirs: list[Path], row: str, against: str, dataset: str, backbone: str,
             density.append(float(np.mean([a[k]["ib_density"] for k in keys])))
     pooled = np.concatenate(diffs) if diffs else np.array([])
     done = [p for p in per if p is not None]
-    return {"per_set": per, "mean": statistics.mean(done) if done else None,
+    return {"per_set": per, "partial": partial, "mean": statistics.mean(done) if done else None,
             "won_tied_lost": won_tied_lost(pooled), "one_class": tuple(one_class),
             "density": statistics.mean(density) if density else None}
+
+
+def _per_set(done: float | None, partial: tuple[float, int] | None) -> str:
+    if done is not None:
+        return f"{done:+.2f}"
+    return "·" if partial is None else f"· ({partial[0]:+.2f} on {partial[1]})"
 
 
 def markdown(rows: list[tuple[str, str, dict]]) -> str:
     lines = ["| dataset | backbone | per set | mean (sets) | won–tied–lost | one-class folds "
              "(setting / yardstick) | density |", "|---|---|---|---:|:-:|:-:|---:|"]
     for dataset, backbone, c in rows:
-        per = " / ".join("·" if p is None else f"{p:+.2f}" for p in c["per_set"])
+        per = " / ".join(_per_set(p, q) for p, q in zip(c["per_set"], c["partial"]))
         n = sum(p is not None for p in c["per_set"])
         mean = "·" if c["mean"] is None else f"**{c['mean']:+.2f}** ({n})"
         wtl = "–".join(map(str, c["won_tied_lost"]))

@@ -35,6 +35,9 @@ def test_sets_are_paired_fold_by_fold_and_unfinished_sets_left_out(tmp_path, cap
     assert c["per_set"][0] == pytest.approx(diffs[0].mean())
     assert c["per_set"][1] == pytest.approx(-0.5)
     assert c["per_set"][2] is None
+    # the unfinished set's paired folds are shown, not counted
+    assert c["partial"][:2] == [None, None]
+    assert c["partial"][2] == (pytest.approx(1.0), 9)
     assert c["mean"] == pytest.approx((diffs[0].mean() - 0.5) / 2)
     assert c["won_tied_lost"] == (5, 3, 12)
     assert c["one_class"] == (0, 1)
@@ -44,4 +47,5 @@ def test_sets_are_paired_fold_by_fold_and_unfinished_sets_left_out(tmp_path, cap
     script.main(["--row", "row", "--datasets", "IMDB-MULTI", "--backbones", "gin",
                  "--dirs", *map(str, dirs), "--against-dirs", *map(str, others)])
     line = capsys.readouterr().out.splitlines()[-1]
-    assert line.startswith("| IMDB-MULTI | GIN | +0.50 / -0.50 / · | **+0.00** (2) | 5–3–12 |")
+    assert line.startswith(
+        "| IMDB-MULTI | GIN | +0.50 / -0.50 / · (+1.00 on 9) | **+0.00** (2) | 5–3–12 |")
