@@ -53,8 +53,8 @@ PAPER_PARAMS: dict = {
 #: +4.69 over five, +0.08 over five, +3.54 over five; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
-#: with GIN it gained +1.98 on MUTAG, +2.58 on NCI1 and +5.68 on REDDIT-BINARY (ten,
-#: five and three sets) and lost a little on IMDB-BINARY and IMDB-MULTI (−0.48 and
+#: with GIN it gained +1.98 on MUTAG, +2.58 on NCI1 and +6.65 on REDDIT-BINARY (ten,
+#: five and four sets) and lost a little on IMDB-BINARY and IMDB-MULTI (−0.48 and
 #: −0.28 over ten sets) and on
 #: COLLAB (−0.51 over five sets of folds, −0.25 over seven; −0.34 over five when
 #: both sides' early stopping keeps no epoch before the 10th,
