@@ -38,6 +38,16 @@ from sk_vibgsl import LEARNED_CHANNEL_PARAMS, DegreeFeatures, VIBGSLClassifier
 from sk_vibgsl.datasets import load_tu_dataset
 
 
+def degree_sample(dataset: str, n_train: int, data_home) -> tuple[list, np.ndarray]:
+    """``n_train`` graphs of a TU dataset drawn with seed 0, with degree features, and their
+    labels as 0 … C−1 (the sample this script and ``profile_channel.py`` train on)."""
+    graphs, y = load_tu_dataset(dataset, data_home=data_home, download_if_missing=False,
+                                return_X_y=True)
+    y = np.unique(y, return_inverse=True)[1]
+    idx = np.random.default_rng(0).permutation(len(graphs))[:n_train]
+    return DegreeFeatures().fit_transform([graphs[i] for i in idx]), y[idx]
+
+
 def parse(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -65,12 +75,7 @@ def train_epoch(clf: VIBGSLClassifier, batches: list, device: str) -> None:
 def main(argv=None) -> None:
     args = parse(argv)
     device = args.device
-    graphs, y = load_tu_dataset("REDDIT-BINARY", data_home=args.data_home,
-                                download_if_missing=False, return_X_y=True)
-    y = np.unique(y, return_inverse=True)[1]
-    idx = np.random.default_rng(0).permutation(len(graphs))[: args.n_train]
-    graphs = DegreeFeatures().fit_transform([graphs[i] for i in idx])
-    y = y[idx]
+    graphs, y = degree_sample("REDDIT-BINARY", args.n_train, args.data_home)
     blocks = [1 << b for b in args.blocks]
     # the device's default is what the model uses: patch it for each block
     name = "BLOCK_ELEMENTS_CUDA" if device.startswith("cuda") else "BLOCK_ELEMENTS"

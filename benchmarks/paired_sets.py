@@ -37,13 +37,12 @@ def cell(dirs: list[Path], row: str, against: str, dataset: str, backbone: str,
         a, b = read(folder / row), read(other / against)
         keys = [(dataset, backbone, f) for f in range(n_folds)]
         paired = [k for k in keys if k in a and k in b]
+        diff = np.array([a[k]["test_acc"] - b[k]["test_acc"] for k in paired])
         if len(paired) < n_folds:
             per.append(None)
-            partial.append((float(np.mean([a[k]["test_acc"] - b[k]["test_acc"] for k in paired])),
-                            len(paired)) if paired else None)
+            partial.append((float(diff.mean()), len(paired)) if paired else None)
             continue
         partial.append(None)
-        diff = np.array([a[k]["test_acc"] - b[k]["test_acc"] for k in keys])
         per.append(float(diff.mean()))
         diffs.append(diff)
         one_class[0] += sum(predicts_one_class(a[k]) for k in keys)

@@ -22,13 +22,11 @@ import time
 import traceback
 import warnings
 
-import numpy as np
 import torch
-from bench_top_k_block import train_epoch  # benchmarks/
+from bench_top_k_block import degree_sample, train_epoch  # benchmarks/
 from torch.profiler import ProfilerActivity, profile
 
-from sk_vibgsl import LEARNED_CHANNEL_PARAMS, DegreeFeatures, VIBGSLClassifier
-from sk_vibgsl.datasets import load_tu_dataset
+from sk_vibgsl import LEARNED_CHANNEL_PARAMS, VIBGSLClassifier
 
 _LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx")
 
@@ -63,12 +61,7 @@ def main(argv=None) -> None:
     parser.add_argument("--data-home", default="../shared/datasets")
     args = parser.parse_args(argv)
     device, cuda = args.device, args.device.startswith("cuda")
-    graphs, y = load_tu_dataset(args.dataset, data_home=args.data_home,
-                                download_if_missing=False, return_X_y=True)
-    y = np.unique(y, return_inverse=True)[1]
-    idx = np.random.default_rng(0).permutation(len(graphs))[: args.n_train]
-    graphs = DegreeFeatures().fit_transform([graphs[i] for i in idx])
-    y = y[idx]
+    graphs, y = degree_sample(args.dataset, args.n_train, args.data_home)
     clf = VIBGSLClassifier(**LEARNED_CHANNEL_PARAMS, batch_size=100, max_epochs=1,
                            train_split=None, device=device, random_state=0).fit(graphs, y)
     batches = list(clf.get_iterator(clf.get_dataset(graphs, y), training=True))
