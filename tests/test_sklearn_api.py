@@ -181,19 +181,39 @@ def test_pipeline_with_degree_features_and_scaler():
     assert pipe[-1].n_features_in_ == pipe[0].max_degree_ + 1
 
 
-def test_the_optimizer_steps_all_tensors_at_once_with_the_same_result(graphs):
+def test_adam_steps_fused_by_default_with_the_per_tensor_values(graphs):
     X, y = graphs
     fits = {}
-    for foreach in (None, False):
-        extra = {} if foreach is None else {"optimizer__foreach": foreach}
-        clf = VIBGSLClassifier(**FAST, torch_threads=1, **extra).fit(X, y)
-        fits[foreach] = clf
-    assert fits[None].optimizer_.defaults["foreach"] is True  # our default
-    assert fits[False].optimizer_.defaults["foreach"] is False  # the user's choice wins
-    for a, b in zip(fits[None].module_.parameters(), fits[False].module_.parameters()):
-        assert torch.equal(a, b)  # bit for bit, as the per-tensor loop
-    fused = VIBGSLClassifier(**FAST, optimizer__fused=True).fit(X, y)
-    assert fused.optimizer_.defaults["fused"] and not fused.optimizer_.defaults["foreach"]
+    for key, extra in {"default": {}, "loop": {"optimizer__foreach": False},
+                       "unfused": {"optimizer__fused": False}}.items():
+        fits[key] = VIBGSLClassifier(**FAST, torch_threads=1, **extra).fit(X, y)
+    defaults = {key: clf.optimizer_.defaults for key, clf in fits.items()}
+    assert defaults["default"]["fused"] and not defaults["default"]["foreach"]  # our default
+    assert defaults["loop"]["foreach"] is False and not defaults["loop"]["fused"]  # theirs
+    assert defaults["unfused"]["foreach"] is True and not defaults["unfused"]["fused"]
+    for fused, multi, loop in zip(*(fits[k].module_.parameters()
+                                    for k in ("default", "unfused", "loop"))):
+        assert torch.equal(multi, loop)  # bit for bit, as the per-tensor loop
+        torch.testing.assert_close(fused, loop, rtol=0, atol=1e-4)  # up to float rounding
+    assert any(not torch.equal(f, m) for f, m in zip(
+        fits["default"].module_.parameters(), fits["unfused"].module_.parameters()))
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:1", "meta"])
+def test_adam_keeps_the_multi_tensor_step_off_the_cpu(device):
+    """The fused default is the CPU's (measured there); other devices keep ``foreach``."""
+    clf = VIBGSLClassifier(device=device)
+    params = [("w", torch.nn.Parameter(torch.zeros(2)))]
+    _, kwargs = clf.get_params_for_optimizer("optimizer", params)
+    assert kwargs["foreach"] is True and "fused" not in kwargs
+    _, cpu = VIBGSLClassifier(device="cpu").get_params_for_optimizer("optimizer", params)
+    assert cpu["fused"] is True and "foreach" not in cpu
+
+
+def test_other_optimizers_get_foreach_or_are_left_as_they_are(graphs):
+    X, y = graphs
+    sgd = VIBGSLClassifier(**FAST, optimizer=torch.optim.SGD).fit(X, y)
+    assert sgd.optimizer_.defaults["foreach"] is True and not sgd.optimizer_.defaults["fused"]
     lbfgs = VIBGSLClassifier(**FAST, optimizer=torch.optim.LBFGS).fit(X, y)
     assert "foreach" not in lbfgs.optimizer_.defaults  # an optimizer without the argument
 
