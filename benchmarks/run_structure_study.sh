@@ -435,6 +435,16 @@ GDEEPBN=("${GDEEP[@]}" --set module__batch_norm=True)
 run observed__gdeepbn --learners N/A "${GDEEPBN[@]}"
 run hops1__gdeepbn "${V[@]}" "${GDEEPBN[@]}" --set candidate_hops=1
 run mix05__gdeepbn "${V[@]}" "${GDEEPBN[@]}" --set structure_mix=0.5
+# the learned channel (LEARNED_CHANNEL_PARAMS) at that depth with GIN, batch-normalised as its
+# yardstick: the structure page lists GIN as not measured at goal 5's depth
+# (MUTAG, IMDB-BINARY and IMDB-MULTI, seed 0, observed__gdeepbn then this row, both on an AMD
+# EPYC (2 cores, two jobs) with the code of 2026-12-01 (Adam's fused step, so the yardstick is
+# re-run beside it), into OUT=benchmarks/results/structure_study_gdeep_epyc with EXTRA="--device
+# cpu": declared on 2026-12-01 at 18:56 before it ran (after the speed rounds then running), a
+# first set for GIN at depth.
+# Expectation, if goal 1 holds for GIN at depth: each paired mean is >= -0.5; whatever it gives
+# is reported, one set decides little and an unfinished dataset decides nothing)
+run branch_cos_top4__gdeepbn "${V[@]}" "${GDEEPBN[@]}" "${CHANNEL[@]}"
 # early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
 # they stop early, some within 30 epochs?): patience 50 instead of 20 (on NCI1 GIN only),
 # each setting paired with observed__p50, the observed graph at the same patience
