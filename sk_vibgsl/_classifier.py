@@ -704,10 +704,10 @@ class VIBGSLClassifier(NeuralNetClassifier):
         PyTorch's optimizers loop over the parameters in Python on CPU
         (``foreach`` defaults to True on CUDA only). On CPU, Adam and AdamW
         get ``fused=True`` (``FUSED_OPTIMIZERS``): one kernel updates every
-        parameter, about 3× faster than the multi-tensor step on the default
-        model's twenty tensors, which makes an IMDB-BINARY training epoch
-        about 0.09 of a plain PyG GCN epoch shorter
-        (``benchmarks/results/speed_fused_adam``). Its values equal the
+        parameter, about 3× faster than the multi-tensor step on the learned
+        channel's twenty tensors, which makes an IMDB-BINARY training epoch
+        0.05 (the default) to 0.07 (``LEARNED_CHANNEL_PARAMS``) of a plain
+        PyG GCN epoch shorter (``benchmarks/results/speed_fused_adam``). Its values equal the
         per-tensor loop's up to float rounding (a few ulps a step), not bit
         for bit. Elsewhere (CUDA: not measured here), and for other
         optimizers with a ``foreach`` argument, ``foreach=True``: the
