@@ -443,7 +443,10 @@ run mix05__gdeepbn "${V[@]}" "${GDEEPBN[@]}" --set structure_mix=0.5
 # cpu": declared on 2026-12-01 at 18:56 before it ran (after the speed rounds then running), a
 # first set for GIN at depth.
 # Expectation, if goal 1 holds for GIN at depth: each paired mean is >= -0.5; whatever it gives
-# is reported, one set decides little and an unfinished dataset decides nothing)
+# is reported, one set decides little and an unfinished dataset decides nothing; ran
+# 19:09-20:12 from a checkout of 11e573f, all 60 units: MUTAG -2.69 (2-4-4), IMDB-BINARY +0.90
+# (6-1-3), IMDB-MULTI -1.47 (3-0-7): failed on MUTAG and IMDB-MULTI; the yardstick 81.9 / 71.2
+# / 45.7; structure_study_gdeep_epyc/README.md)
 run branch_cos_top4__gdeepbn "${V[@]}" "${GDEEPBN[@]}" "${CHANNEL[@]}"
 # early stopping's patience (issue #22: do GIN's learned-structure fits lose on NCI1 because
 # they stop early, some within 30 epochs?): patience 50 instead of 20 (on NCI1 GIN only),
