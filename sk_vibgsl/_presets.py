@@ -61,9 +61,9 @@ PAPER_PARAMS: dict = {
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
 #: bare feature table its second GNN sees none), and its IMDB-BINARY training
-#: epoch takes 1.43× plain PyG GCN's on an Intel Xeon (the default's
-#: 0.87×) and 1.55× on an AMD EPYC (the default's 0.95×), above the bound
-#: a default must meet. ``benchmarks/results/structure_study/``
+#: epoch takes 1.30× plain PyG GCN's on an AMD EPYC since Adam steps
+#: fused on CPU (the default's 0.80×; 1.43× and 0.87× on an Intel Xeon
+#: before it), above the bound a default must meet. ``benchmarks/results/structure_study/``
 #: has the records; the guide's "A channel of its own" the discussion.
 LEARNED_CHANNEL_PARAMS: dict = {
     "observed_branch": True,
