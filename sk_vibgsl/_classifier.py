@@ -707,14 +707,15 @@ class VIBGSLClassifier(NeuralNetClassifier):
         parameter, about 3× faster than the multi-tensor step on the learned
         channel's twenty tensors, which makes an IMDB-BINARY training epoch
         0.05 (the default) to 0.07 (``LEARNED_CHANNEL_PARAMS``) of a plain
-        PyG GCN epoch shorter (``benchmarks/results/speed_fused_adam``). Its values equal the
-        per-tensor loop's up to float rounding (a few ulps a step), not bit
-        for bit. Elsewhere (CUDA: not measured here), and for other
-        optimizers with a ``foreach`` argument, ``foreach=True``: the
+        PyG GCN epoch shorter (``benchmarks/results/speed_fused_adam``). Its
+        values equal the per-tensor loop's up to float rounding (a few ulps a
+        step), not bit for bit. Elsewhere (CUDA: not measured here), and for
+        other optimizers with a ``foreach`` argument, ``foreach=True``: the
         per-tensor values, bit for bit, in a few multi-tensor calls.
         ``optimizer__fused`` or ``optimizer__foreach``, given, wins
-        (``optimizer__fused=False`` gives the ``foreach`` step of release
-        0.1.0); an optimizer without either argument is left as is.
+        (``optimizer__fused=False`` gives that multi-tensor step, whose values
+        are release 0.1.0's per-tensor loop's bit for bit); an optimizer
+        without either argument is left as is.
         """
         groups, kwargs = super().get_params_for_optimizer(prefix, named_parameters)
         optimizer = getattr(self, prefix, None)
