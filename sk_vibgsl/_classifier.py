@@ -719,7 +719,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
         """
         groups, kwargs = super().get_params_for_optimizer(prefix, named_parameters)
         optimizer = getattr(self, prefix, None)
-        if "foreach" in kwargs or "fused" in kwargs and kwargs["fused"]:
+        if "foreach" in kwargs or kwargs.get("fused"):  # the user chose the step
             return groups, kwargs
         if "fused" not in kwargs and _fused_step(optimizer, self.device):
             kwargs["fused"] = True
