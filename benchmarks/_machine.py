@@ -10,11 +10,31 @@ from __future__ import annotations
 
 import platform
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+
+def recorded_command(argv: list[str] | None = None) -> str:
+    """The command line a record gives for re-running it: ``python``, the
+    script relative to the repository root (where the commands run) when it
+    lies inside it, and the script's arguments (``sys.argv`` by default),
+    shell-quoted.
+
+    The interpreter is written as ``python``, not ``sys.executable``: the
+    path of the virtual environment a run happened to use
+    (``/home/me/venv/bin/python``) means nothing on another machine, and the
+    record keeps the versions that matter (torch, sklearn, ...) apart."""
+    script, *args = sys.argv if argv is None else argv
+    root = Path(__file__).resolve().parents[1]
+    try:
+        script = Path(script).resolve().relative_to(root).as_posix()
+    except ValueError:
+        pass  # outside the repository: as given
+    return "python " + shlex.join([script, *args])
 
 
 def cpu_model() -> str:

@@ -41,13 +41,12 @@ import argparse
 import contextlib
 import json
 import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from _machine import recorded_command  # benchmarks/_machine.py
 from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
@@ -127,7 +126,7 @@ def main(argv=None) -> None:
     results.mkdir(parents=True, exist_ok=True)
     path = results / f"eval_graph_{args.dataset}.json"
     saved = json.loads(path.read_text()) if path.exists() else {"settings": {}}
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = recorded_command()
     entry = saved["settings"].setdefault(args.tag, {"folds": {}})
     entry.update(command=command, overrides=overrides, torch=torch.__version__,
                  python=platform.python_version())

@@ -31,13 +31,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from _machine import recorded_command  # benchmarks/_machine.py
 from _overrides import add_data_home, literal  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
@@ -79,7 +78,7 @@ def main(argv=None) -> None:
     saved = json.loads(path.read_text()) if path.exists() else {"runs": []}
     for r in saved["runs"]:  # runs saved before each run kept its own command
         r.setdefault("command", saved.get("command"))
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = recorded_command()
     saved.update(command=command, epochs=args.epochs, relabellings=args.relabellings,
                  torch=torch.__version__, python=platform.python_version())
     done = {(r["dataset"], r["setting"]) for r in saved["runs"]}

@@ -96,7 +96,7 @@ import scipy.sparse as sp
 import sklearn
 import torch
 from _inner_search import grid_search, load_scores, scores_path  # benchmarks/_inner_search.py
-from _machine import code_version, cpu_model  # benchmarks/_machine.py
+from _machine import code_version, cpu_model, recorded_command  # benchmarks/_machine.py
 from _overrides import literal, parse_choice, parse_set  # benchmarks/_overrides.py
 from _unit_checkpoint import (  # benchmarks/_unit_checkpoint.py
     EpochCheckpoint,
@@ -675,7 +675,7 @@ def parse(argv=None):
 def main(argv=None) -> None:
     args = parse(argv)
     started = time.perf_counter()
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = recorded_command()
     results = Path(args.results_dir)
     results.mkdir(parents=True, exist_ok=True)
     runs = results / "table1_runs.jsonl"

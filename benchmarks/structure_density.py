@@ -30,13 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from _machine import recorded_command  # benchmarks/_machine.py
 from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
@@ -127,7 +126,7 @@ def main(argv=None) -> None:
     stem = f"density_{args.dataset}" + (f"_{args.tag}" if args.tag else "")
     path = results / f"{stem}.json"
     saved = json.loads(path.read_text()) if path.exists() else {"runs": []}
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = recorded_command()
     saved.update(command=command, epochs=args.epochs, overrides=overrides,
                  edge_prior=args.edge_prior, torch=torch.__version__,
                  python=platform.python_version())

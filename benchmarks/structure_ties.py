@@ -46,13 +46,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from _machine import recorded_command  # benchmarks/_machine.py
 from _overrides import add_data_home, add_set, parse_set  # benchmarks/_overrides.py
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
@@ -151,7 +150,7 @@ def main(argv=None) -> None:
     stem = "ties" + (f"_rw{args.rw}" if args.rw else "")
     path = results / f"{stem}.json"
     saved = json.loads(path.read_text()) if path.exists() else {"datasets": {}}
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = recorded_command()
     saved.update(command=command, k=args.k, rw=args.rw, epochs=args.epochs, settings=settings,
                  torch=torch.__version__, python=platform.python_version())
     for name in args.datasets:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -85,6 +86,8 @@ def test_reproduce_table1_quick_runs_and_resumes(tmp_path):
     table = json.loads((tmp_path / "table1.json").read_text())
     assert table["meta"]["epochs"] == 2
     assert "--quick" in table["meta"]["command"]
+    # the interpreter as `python`, not this machine's venv path
+    assert table["meta"]["command"].startswith("python benchmarks/reproduce_table1.py ")
     assert table["meta"]["unit_devices"] == {"cpu": len(expected)}
     # each record names the commit its run started from
     head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
@@ -668,6 +671,24 @@ def test_code_version_ignores_results_but_not_code(tmp_path):
     assert machine.code_version() == clean
     code.write_text("x = 2\n")  # the model changed
     assert machine.code_version() == clean + "+dirty"
+
+
+def test_recorded_command_names_python_and_quotes_the_arguments():
+    """A record's command reads ``python`` and the arguments, shell-quoted, so
+    that it re-runs on any machine from the repository root."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        from _machine import recorded_command
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    args = ["--vib", 'edge_score="cosine"', "--note", "two words"]
+    expected = "python benchmarks/x.py --vib 'edge_score=\"cosine\"' --note 'two words'"
+    # the script relative to the repository root, however it was named
+    for script in ("benchmarks/x.py", str(ROOT / "benchmarks" / "x.py")):
+        assert recorded_command([script, *args]) == expected
+    assert shlex.split(expected) == ["python", "benchmarks/x.py", *args]
+    # a script outside the repository keeps its name
+    assert recorded_command(["/elsewhere/y.py"]) == "python /elsewhere/y.py"
 
 
 def test_reproduce_table1_records_the_gate_a_learn_mix_refit_learned(tmp_path, monkeypatch):
