@@ -547,3 +547,17 @@ run branch_cos_top4_cyc__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" --set structu
 run cos_ekl "${V[@]}" --set edge_score=cosine --set edge_beta=0.1 --set edge_prior=0.05
 run cos_ekl__p50 "${V[@]}" "${P50[@]}" --set edge_score=cosine --set edge_beta=0.1 \
     --set edge_prior=0.05
+# one GNN over the observed graph and a complete cosine-scored learned graph
+# (observed_branch="shared", edge_score="cosine", no top-k): the one setting that keeps the
+# observed graph beside a learned one at the speed bound (1.00x plain PyG GCN on the AMD EPYC,
+# benchmarks/results/speed_ledger_epyc), never run in the study. MUTAG (shared_cos__p50 beside
+# observed__p50), IMDB-BINARY, IMDB-MULTI, then NCI1 (shared_cos beside observed), GCN and GIN,
+# seed 0, both sides re-run with this code on the AMD EPYC (two jobs) into
+# OUT=benchmarks/results/structure_study_shared_epyc: declared on 2026-12-01 at 22:03 before it
+# ran. Expectation: with GCN each paired difference >= -0.5 (the shared top-4 on seed 0, on an
+# Intel Xeon: MUTAG +3.7 at patience 20, IMDB-B +0.8, IMDB-M +1.5, NCI1 +0.1); with GIN below
+# -0.5 on NCI1, where every complete learned graph lost (-4.7 to -7.4); mean test-fold density
+# >= 0.8 on every dataset (so goal 4 fails whatever the accuracy). One set decides nothing
+# about a default: it says whether more sets are worth running; whatever it gives is reported
+run shared_cos "${V[@]}" --set observed_branch=shared --set edge_score=cosine
+run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edge_score=cosine
