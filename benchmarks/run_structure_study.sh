@@ -558,6 +558,16 @@ run cos_ekl__p50 "${V[@]}" "${P50[@]}" --set edge_score=cosine --set edge_beta=0
 # Intel Xeon: MUTAG +3.7 at patience 20, IMDB-B +0.8, IMDB-M +1.5, NCI1 +0.1); with GIN below
 # -0.5 on NCI1, where every complete learned graph lost (-4.7 to -7.4); mean test-fold density
 # >= 0.8 on every dataset (so goal 4 fails whatever the accuracy). One set decides nothing
-# about a default: it says whether more sets are worth running; whatever it gives is reported
+# about a default: it says whether more sets are worth running; whatever it gives is reported;
+# ran 22:03-22:38: GCN MUTAG -1.11 (4-1-5), IMDB-B +0.10, IMDB-M +1.93 (8-0-2), NCI1 +2.12
+# (6-0-4); GIN MUTAG -1.14 (2-5-3), IMDB-B +2.20, IMDB-M 0.00, NCI1 +0.19 (5-0-5); density
+# 0.79-1.00; no one-class fold. The GCN part failed on MUTAG, the GIN part's NCI1 loss did not
+# come (the gate starts at 0), the density part held but for NCI1 GCN (0.79)
+# (then seeds 1-4 of MUTAG, IMDB-BINARY and IMDB-MULTI, the same rows and CPU, each into
+# OUT=benchmarks/results/structure_study_shared_epyc_seedN with EXTRA="--seed N --device cpu":
+# declared on 2026-12-01 at 22:40 before they ran, since one set of MUTAG's 19-graph folds
+# swings by several points. Expectation: over the five sets the IMDB cells stay >= -0.5 with
+# both backbones, and MUTAG's mean stays below -0.5 with at least one; NCI1 stays one set;
+# whatever they give is reported, an unfinished set decides nothing)
 run shared_cos "${V[@]}" --set observed_branch=shared --set edge_score=cosine
 run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edge_score=cosine
