@@ -568,6 +568,9 @@ run cos_ekl__p50 "${V[@]}" "${P50[@]}" --set edge_score=cosine --set edge_beta=0
 # declared on 2026-12-01 at 22:40 before they ran, since one set of MUTAG's 19-graph folds
 # swings by several points. Expectation: over the five sets the IMDB cells stay >= -0.5 with
 # both backbones, and MUTAG's mean stays below -0.5 with at least one; NCI1 stays one set;
-# whatever they give is reported, an unfinished set decides nothing)
+# whatever they give is reported, an unfinished set decides nothing; ran 22:40-23:20: five sets
+# MUTAG -1.09 / +1.26 (GCN / GIN), IMDB-B +0.16 / +0.66, IMDB-M +0.55 / -0.27: both expectations
+# held, and goal 1 fails on MUTAG with GCN (every set below 0);
+# benchmarks/results/structure_study_shared_epyc/README.md)
 run shared_cos "${V[@]}" --set observed_branch=shared --set edge_score=cosine
 run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edge_score=cosine
