@@ -31,11 +31,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shlex
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from _machine import recorded_command  # benchmarks/_machine.py
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -153,7 +154,7 @@ def main(argv=None) -> None:
     parser.add_argument("--results-dir", default=str(RESULTS))
     args = parser.parse_args(argv)
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = "python benchmarks/bench_host_batches.py " + shlex.join(argv)
+    command = recorded_command([__file__, *argv])
     rows = []
     for name in args.datasets:
         rows.append(measure(name, args.data_home, args.batch_size, args.repeats))

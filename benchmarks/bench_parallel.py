@@ -42,7 +42,7 @@ import numpy as np
 import sklearn
 import skorch
 import torch
-from _machine import cpu_model  # benchmarks/_machine.py
+from _machine import cpu_model, recorded_command  # benchmarks/_machine.py
 from joblib import Parallel, delayed
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import make_pipeline
@@ -136,7 +136,7 @@ def run(args) -> dict:
 
 def meta(args, n_cores: int) -> dict:
     return {
-        "command": " ".join(["python benchmarks/bench_parallel.py", *sys.argv[1:]]),
+        "command": recorded_command([__file__, *args.argv]),
         "machine": f"{cpu_model()}, {n_cores} cores (joblib.cpu_count)",
         "versions": {
             "python": platform.python_version(), "torch": torch.__version__,
@@ -209,6 +209,7 @@ def parse(argv=None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)  # for the record's command
     if args.quick:
         args.n_graphs, args.betas, args.cv, args.epochs, args.repeats = 40, [1e-1, 1e-3], 2, 2, 1
     return args

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _machine import recorded_command  # benchmarks/_machine.py
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from sk_vibgsl import DegreeFeatures, VIBGSLClassifier
@@ -83,7 +84,7 @@ def write(rows: list[dict], args) -> None:
     else:
         threads = args.threads or torch.get_num_threads()
         device = f"{args.device} ({platform.machine()}, {threads} torch threads)"
-    command = " ".join(["python benchmarks/bench_precision.py", *sys.argv[1:]])
+    command = recorded_command([__file__, *args.argv])
     meta = {"command": command, "device": device, "torch": torch.__version__,
             "epochs": args.epochs, "folds": args.folds,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
@@ -118,6 +119,7 @@ def main(argv=None) -> None:
                         help="torch_threads of every fit (default: torch's own setting)")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)  # for the record's command
     write(run(args), args)
 
 

@@ -40,14 +40,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from _machine import peak_mib, reset_peak, status_mib  # benchmarks/_machine.py
+from _machine import (  # benchmarks/_machine.py
+    peak_mib,
+    recorded_command,
+    reset_peak,
+    status_mib,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CONFIGS = {
@@ -262,7 +266,7 @@ def main(argv=None) -> None:
     path = results_dir / "scaling.json"
     data = json.loads(path.read_text()) if path.is_file() else {"rows": [], "commands": []}
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = "python benchmarks/bench_scaling.py " + shlex.join(a for a in argv if a != "--force")
+    command = recorded_command([__file__, *(a for a in argv if a != "--force")])
     if command not in data["commands"]:
         data["commands"].append(command)
     import platform

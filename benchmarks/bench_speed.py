@@ -52,14 +52,18 @@ import argparse
 import json
 import os
 import platform
-import shlex
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from _machine import peak_mib, reset_peak, status_mib  # benchmarks/_machine.py
+from _machine import (  # benchmarks/_machine.py
+    peak_mib,
+    recorded_command,
+    reset_peak,
+    status_mib,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 YARDSTICK = {"gcn": "GCNConv", "gat": "GATConv", "gin": "GINConv"}
@@ -486,8 +490,7 @@ def main(argv=None) -> None:
         return
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = "python benchmarks/bench_speed.py " + shlex.join(
-        a for a in argv if a != "--force")
+    command = recorded_command([__file__, *(a for a in argv if a != "--force")])
     results_dir = Path(args.results_dir)
     stem = "speed" + (f"_{args.tag}" if args.tag else "")
     stem += "_matched" if args.match_capacity else ""

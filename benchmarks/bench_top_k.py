@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from _machine import cpu_model, median_ms  # benchmarks/_machine.py
+from _machine import cpu_model, median_ms, recorded_command  # benchmarks/_machine.py
 
 import sk_vibgsl
 from sk_vibgsl import LEARNED_CHANNEL_PARAMS, DegreeFeatures, VIBGSLClassifier
@@ -121,7 +121,7 @@ def main(argv=None) -> None:
             )
             lines.append(f"| {k} | {ties} | {ms:.2f} | {rows} | {equal} | {near} |")
     n = int(sum(b[0].numel() for b in blocks))
-    command = "python benchmarks/bench_top_k.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = recorded_command([__file__, *(sys.argv[1:] if argv is None else argv)])
     text = "\n".join([
         "# Dense top-k selection on one training epoch's score blocks (IMDB-BINARY)",
         "",

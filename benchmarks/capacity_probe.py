@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _machine import recorded_command  # benchmarks/_machine.py
 from sklearn.model_selection import StratifiedKFold
 from skorch.dataset import ValidSplit
 
@@ -152,8 +153,8 @@ def main() -> None:
         if graphs is None:
             graphs, y = load(args.dataset, args.data_home, args.node_features)
         result = run_setting(graphs, y, params, args)
-        command = (f"python benchmarks/capacity_probe.py --dataset {args.dataset} "
-                   f"--epochs {args.epochs} --setting {text}")
+        command = recorded_command([__file__, "--dataset", args.dataset,
+                                    "--epochs", str(args.epochs), "--setting", text])
         record = {"dataset": args.dataset, "name": name, "params": params,
                   "epochs": args.epochs, "command": command, **result}
         records.append(record)

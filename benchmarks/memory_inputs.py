@@ -29,14 +29,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import peak_mib, reset_peak, status_mib  # noqa: E402
+from _machine import peak_mib, recorded_command, reset_peak, status_mib  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 STEPS = ("load_tu_dataset", "DegreeFeatures", "to_graph_set")
@@ -144,7 +143,7 @@ def main(argv=None) -> None:
         print(json.dumps(measure(args.datasets[0], args.data_home)), flush=True)
         return
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = "python benchmarks/memory_inputs.py " + shlex.join(argv)
+    command = recorded_command([__file__, *argv])
     rows = []
     for name in args.datasets:
         child = [sys.executable, str(Path(__file__).resolve()), "--one", "--datasets", name]

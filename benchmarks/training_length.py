@@ -29,11 +29,11 @@ Each folder holds a ``table1_runs.jsonl`` of ``benchmarks/reproduce_table1.py``.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 
 import numpy as np
+from _machine import recorded_command  # benchmarks/_machine.py
 from scipy.stats import spearmanr
 from structure_study import read, won_tied_lost  # benchmarks/structure_study.py
 
@@ -189,7 +189,7 @@ def main(argv=None) -> None:
     rows = paired_folds(args.pair, args.dataset, args.backbone)
     text = report(rows, summary(rows, args.long), args.long,
                   f"Training length and the paired gain: {args.dataset}, {args.backbone}",
-                  "python benchmarks/training_length.py " + shlex.join(argv))
+                  recorded_command([__file__, *argv]))
     print(text)
     if args.out is not None:
         args.out.write_text(text)

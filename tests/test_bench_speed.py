@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,8 @@ def test_bench_speed_quick_runs_writes_and_resumes(tmp_path):
     proc = _run(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads((tmp_path / "speed.json").read_text())
-    assert "--quick" in data["meta"]["command"]
+    assert data["meta"]["command"] == "python benchmarks/bench_speed.py " + shlex.join(
+        ["--quick", "--results-dir", str(tmp_path)])
     (row,) = data["rows"]
     assert row["dataset"] == "IMDB-BINARY" and row["train_graphs"] == 60
     assert row["batch_size"] == 20 and row["epochs_timed"] == 2

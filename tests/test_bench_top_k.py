@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -12,12 +13,15 @@ def test_bench_top_k_writes_a_row_per_k_and_tie_rule(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import bench_top_k
 
-    bench_top_k.main([
-        "--n-graphs", "120", "--epochs", "1", "--ks", "2", "4", "--repeats", "1",
-        "--results-dir", str(tmp_path), "--tag", "smoke",
-    ])
+    out = tmp_path / "a folder"  # a space: the recorded command must quote it
+    argv = ["--n-graphs", "120", "--epochs", "1", "--ks", "2", "4", "--repeats", "1",
+            "--results-dir", str(out), "--tag", "smoke"]
+    bench_top_k.main(argv)
+    text = (out / "top_k_smoke.md").read_text()
+    # the arguments main was given (not pytest's), shell-quoted, re-runnable from the root
+    assert f"Command: `python benchmarks/bench_top_k.py {shlex.join(argv)}`" in text
     rows = [line.strip("| ").split(" | ") for line in
-            (tmp_path / "top_k_smoke.md").read_text().splitlines()
+            text.splitlines()
             if line.startswith("| 2 ") or line.startswith("| 4 ")]
     assert [(r[0], r[1]) for r in rows] == [
         ("2", "lowest"), ("2", "cyclic"), ("4", "lowest"), ("4", "cyclic")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,9 @@ def test_bench_parallel_quick(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads((tmp_path / "parallel.json").read_text())
     meta = result["meta"]
-    assert "--quick" in meta["command"] and "cores" in meta["machine"]
+    assert meta["command"] == "python benchmarks/bench_parallel.py " + shlex.join(
+        ["--quick", "--results-dir", str(tmp_path)])
+    assert "cores" in meta["machine"]
     assert meta["search"]["fits"] == 4 and meta["search"]["repeats"] == 1
 
     configs = result["configurations"]

@@ -35,6 +35,9 @@ def test_capacity_probe_scores_a_split_of_fold_0_training_graphs_and_resumes(tmp
     assert [r["name"] for r in records] == ["obs", "wide"]
     assert records[0]["params"] == {"backbone": "gin", "structure_mix": 1}
     assert records[1]["params"] == {"hidden_dim": 32}
+    # each setting's own command, without the run's other settings or folders
+    assert records[1]["command"] == ("python benchmarks/capacity_probe.py --dataset MUTAG "
+                                     "--epochs 2 --setting wide:hidden_dim=32")
     for r in records:
         assert len(r["valid_acc"]) == 2 and all(0 <= a <= 1 for a in r["valid_acc"])
     # the validation graphs are 20 % of outer fold 0's training graphs, never its test fold:
