@@ -589,7 +589,11 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # every cell over the sets run, i.e. what the channel adds does not come from training its
 # structure learner; should it fall 1.0 or more below the channel on MUTAG with GIN (the
 # channel's +1.98 over ten sets there), training the graph is part of that gain. Whatever it
-# gives is reported; an unfinished set decides nothing.
+# gives is reported; an unfinished set decides nothing; ran 00:29-01:47, all sets: frozen
+# against trained MUTAG +0.54 / -0.75 (GCN / GIN, five sets), IMDB-B -0.23 / +0.73, IMDB-M
+# +0.13 / +1.04 (three): held in five of six cells, the sixth 1.04 in the frozen row's favour;
+# the trained channel against the observed graph on MUTAG with GCN -0.75 on this CPU;
+# benchmarks/results/structure_study_frozen_epyc/README.md
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
