@@ -49,7 +49,8 @@ PAPER_PARAMS: dict = {
 #: instead of complete. Under the fair protocol (β = 1e-3, paired with the
 #: same backbone on the observed graph) with GCN it was never more than 0.5
 #: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
-#: COLLAB and REDDIT-BINARY (+0.91 over ten sets of ten folds, +0.06 / +0.13 over ten,
+#: COLLAB and REDDIT-BINARY (+0.91 over ten sets of ten folds [+0.64 with seeds 0-4
+#: re-run on an AVX2 AMD EPYC, which give -0.75 there], +0.06 / +0.13 over ten,
 #: +4.69 over five, +0.08 over five, +3.54 over five; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
