@@ -594,6 +594,14 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # +0.13 / +1.04 (three): held in five of six cells, the sixth 1.04 in the frozen row's favour;
 # the trained channel against the observed graph on MUTAG with GCN -0.75 on this CPU;
 # benchmarks/results/structure_study_frozen_epyc/README.md
+# (then NCI1, seed 0, GCN and GIN, rows branch_cos_top4 and branch_cos_top4_frozen on the same
+# AMD EPYC into OUT=benchmarks/results/structure_study_frozen_epyc with EXTRA="--device cpu",
+# paired with each other and with the observed graph of benchmarks/results/
+# structure_study_shared_epyc (same code and CPU, run 2026-12-01): declared on 2026-12-02 at
+# 02:16 before they ran, where the channel gained most with GCN (+4.69 over five sets), a gain an
+# earlier control put on the second GCN's capacity. Expectation: the frozen row within 1.0 of
+# the trained channel with both backbones; one set decides little and an unfinished backbone
+# nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
