@@ -601,7 +601,8 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # 02:16 before they ran, where the channel gained most with GCN (+4.69 over five sets), a gain an
 # earlier control put on the second GCN's capacity. Expectation: the frozen row within 1.0 of
 # the trained channel with both backbones; one set decides little and an unfinished backbone
-# nothing)
+# nothing; ran 02:16-02:51: frozen against trained +1.78 / +0.61 (GCN / GIN), against the observed
+# graph +5.62 / +0.85: failed with GCN, in the frozen row's favour)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
