@@ -45,6 +45,7 @@ from _overrides import add_data_home, add_set, parse_set  # benchmarks/_override
 from reproduce_table1 import degree_features, fair_stopping, load, make_net
 from sklearn.model_selection import StratifiedKFold
 from skorch.callbacks import Callback
+from structure_density import density, joined_pairs  # benchmarks/structure_density.py
 
 RESULTS = Path(__file__).resolve().parent / "results" / "graph_drift"
 STRUCTURE = "structure."
@@ -57,25 +58,11 @@ class InitialParameters(Callback):
         self.state_ = copy.deepcopy(net.module_.state_dict())
 
 
-def edge_sets(graphs) -> list[np.ndarray]:
-    """The joined pairs ``u < v`` of each ``(features, adjacency)``, as a boolean mask."""
-    out = []
-    for _, adj in graphs:
-        a = adj.toarray() if hasattr(adj, "toarray") else np.asarray(adj)
-        out.append(np.triu(a != 0, 1))
-    return out
-
-
 def jaccard(e0: np.ndarray, e1: np.ndarray) -> float:
-    """:math:`|E_0 \\cap E_1| / |E_0 \\cup E_1|`, 1 when both are empty."""
+    """:math:`|E_0 \\cap E_1| / |E_0 \\cup E_1|` of two pair masks
+    (:func:`structure_density.joined_pairs`), 1 when both are empty."""
     union = np.count_nonzero(e0 | e1)
     return 1.0 if union == 0 else np.count_nonzero(e0 & e1) / union
-
-
-def density(e: np.ndarray) -> float:
-    """Joined pairs over node pairs (0 for a graph of one node)."""
-    n = e.shape[0]
-    return np.count_nonzero(e) / (n * (n - 1) / 2) if n > 1 else 0.0
 
 
 def structure_change(before: dict, after: dict) -> float:
@@ -105,10 +92,10 @@ def run_fold(args, fold: int) -> dict:
     X_te = deg.transform(X_te)
     test_acc = 100 * float(np.mean(net.predict(X_te) == y[test]))
     trained = copy.deepcopy(net.module_.state_dict())
-    e1 = edge_sets(net.ib_graphs(X_te))
+    e1 = [joined_pairs(adj) for _, adj in net.ib_graphs(X_te)]
     initial = {k: (keep.state_[k] if k.startswith(STRUCTURE) else v) for k, v in trained.items()}
     net.module_.load_state_dict(initial)
-    e0 = edge_sets(net.ib_graphs(X_te))
+    e0 = [joined_pairs(adj) for _, adj in net.ib_graphs(X_te)]
     net.module_.load_state_dict(trained)
     gate = getattr(net.module_, "branch_gate", None)
     return {

@@ -24,16 +24,16 @@ def drift(monkeypatch):
 
 
 def test_jaccard_and_density_of_edge_sets(drift):
-    a = np.triu(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]]) != 0, 1)
-    b = np.triu(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]]) != 0, 1)
+    a = drift.joined_pairs(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]]))
+    b = drift.joined_pairs(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]]))
     assert drift.jaccard(a, b) == pytest.approx(1 / 3)  # {01} of {01, 02, 12}
     assert drift.jaccard(a, a) == 1.0
     empty = np.zeros((3, 3), dtype=bool)
     assert drift.jaccard(empty, empty) == 1.0 and drift.jaccard(a, empty) == 0.0
     assert drift.density(a) == pytest.approx(2 / 3) and drift.density(np.zeros((1, 1))) == 0.0
-    # from (features, adjacency) pairs: the diagonal and the lower triangle do not count
-    (e,) = drift.edge_sets([(None, np.array([[1.0, 0.5], [0.5, 0.0]]))])
-    assert e.tolist() == [[False, True], [False, False]]
+    # from an IB-graph's adjacency: the diagonal does not count
+    e = drift.joined_pairs(np.array([[1.0, 0.5], [0.5, 0.0]]))
+    assert e.tolist() == [[False, True], [True, False]]
 
 
 def test_structure_change_reads_only_the_structure_learner(drift):
