@@ -603,6 +603,14 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # the trained channel with both backbones; one set decides little and an unfinished backbone
 # nothing; ran 02:16-02:51: frozen against trained +1.78 / +0.61 (GCN / GIN), against the observed
 # graph +5.62 / +0.85: failed with GCN, in the frozen row's favour)
+# (then COLLAB, seed 0, GIN only, rows branch_cos_top4_frozen, branch_cos_top4 and observed, in
+# that order, each alone (ONLY=name) on the same AMD EPYC (AVX2, two jobs) into
+# OUT=benchmarks/results/structure_study_frozen_epyc with EXTRA="--device cpu --backbones gin":
+# declared on 2026-12-02 at 03:21 before they ran, the cell where the channel is at goal 1's edge
+# (GIN -0.25 over seven sets; seed 0 -0.10 on the AVX512 EPYC), a dataset the control has not
+# seen (5,000 ego-networks with the degree as their only feature). Expectation: the frozen row
+# within 1.0 of the trained channel; one set decides little and an unfinished row nothing; if
+# the observed row does not finish, frozen and trained are compared with each other only)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
