@@ -611,6 +611,14 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # seen (5,000 ego-networks with the degree as their only feature). Expectation: the frozen row
 # within 1.0 of the trained channel; one set decides little and an unfinished row nothing; if
 # the observed row does not finish, frozen and trained are compared with each other only)
+# (then IMDB-BINARY and IMDB-MULTI, seeds 3 and 4, GCN and GIN, rows observed, branch_cos_top4
+# and branch_cos_top4_frozen on the same AMD EPYC into OUT=benchmarks/results/
+# structure_study_frozen_epyc_seedN with EXTRA="--seed N --device cpu", beside the COLLAB rows:
+# declared on 2026-12-02 at 03:27 before they ran, so that the IMDB cells, where the trained
+# channel with GIN is at goal 1's edge (-0.48 / -0.28 over ten sets), have five sets of the
+# control as MUTAG has. Expectation: over the five sets the frozen row within 1.0 of the
+# trained channel and at or above -0.5 against the observed graph in each of the four cells;
+# an unfinished set decides nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
