@@ -618,7 +618,9 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # channel with GIN is at goal 1's edge (-0.48 / -0.28 over ten sets), have five sets of the
 # control as MUTAG has. Expectation: over the five sets the frozen row within 1.0 of the
 # trained channel and at or above -0.5 against the observed graph in each of the four cells;
-# an unfinished set decides nothing)
+# an unfinished set decides nothing; ran 03:26-04:34: over five sets frozen against trained
+# IMDB-B -0.14 / +0.34 (GCN / GIN), IMDB-M +0.07 / +0.83, against the observed graph -0.20 /
+# +0.52 / +0.51 / +0.11: held in all four cells; the trained channel with GIN on IMDB-M -0.72)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
