@@ -610,7 +610,9 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (GIN -0.25 over seven sets; seed 0 -0.10 on the AVX512 EPYC), a dataset the control has not
 # seen (5,000 ego-networks with the degree as their only feature). Expectation: the frozen row
 # within 1.0 of the trained channel; one set decides little and an unfinished row nothing; if
-# the observed row does not finish, frozen and trained are compared with each other only)
+# the observed row does not finish, frozen and trained are compared with each other only;
+# ran 03:20-05:16: frozen against trained -0.40 (3-0-7), as expected; the observed row was
+# stopped before its first fold for lack of time)
 # (then IMDB-BINARY and IMDB-MULTI, seeds 3 and 4, GCN and GIN, rows observed, branch_cos_top4
 # and branch_cos_top4_frozen on the same AMD EPYC into OUT=benchmarks/results/
 # structure_study_frozen_epyc_seedN with EXTRA="--seed N --device cpu", beside the COLLAB rows:
