@@ -623,6 +623,20 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # an unfinished set decides nothing; ran 03:26-04:34: over five sets frozen against trained
 # IMDB-B -0.14 / +0.34 (GCN / GIN), IMDB-M +0.07 / +0.83, against the observed graph -0.20 /
 # +0.52 / +0.51 / +0.11: held in all four cells; the trained channel with GIN on IMDB-M -0.72)
+# (then REDDIT-BINARY with GIN, seed 3, the row branch_cos_top4_frozen two outer folds at a time
+# (--only-folds 0 1, then 2 3, ...) so that finished folds pair, then the observed row on the
+# folds that finished, on this AMD EPYC (AVX2, two jobs) into OUT=benchmarks/results/
+# structure_study_frozen_epyc_reddit_seed3 with EXTRA="--seed 3 --backbones gin --device cpu":
+# declared on 2026-12-02 at 06:18 before it ran, the cell where the channel gains most (GIN +6.65
+# over four sets; seed 3 +9.55, 10-0-0, on an Intel Xeon, structure_study_reddit_gin_xeon_seed3)
+# and which the control has not seen. The trained channel is not re-run (a fit takes 850-1,600 s
+# here), so frozen against trained crosses CPUs and code (the Xeon record, 2026-11-30), frozen
+# against the observed graph does not. Stopped at 08:15 whatever has finished. Expectation (a
+# guess written now): on the folds that finish the frozen row is within 2.0 of the trained
+# channel and at least +5.0 above the observed graph, i.e. REDDIT-BINARY's gain too does not
+# come from training the structure learner; should it fall 2.0 or more below the trained
+# channel, training the graph is part of that gain there. Fewer than four finished folds decide
+# nothing; whatever they give is reported)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
