@@ -627,7 +627,7 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (--only-folds 0 1, then 2 3, ...) so that finished folds pair, then the observed row on the
 # folds that finished, on this AMD EPYC (AVX2, two jobs) into OUT=benchmarks/results/
 # structure_study_frozen_epyc_reddit_seed3 with EXTRA="--seed 3 --backbones gin --device cpu":
-# declared on 2026-12-02 at 06:18 before it ran, the cell where the channel gains most (GIN +6.65
+# declared on 2026-12-02 at 06:17 before it ran, the cell where the channel gains most (GIN +6.65
 # over four sets; seed 3 +9.55, 10-0-0, on an Intel Xeon, structure_study_reddit_gin_xeon_seed3)
 # and which the control has not seen. The trained channel is not re-run (a fit takes 850-1,600 s
 # here), so frozen against trained crosses CPUs and code (the Xeon record, 2026-11-30), frozen
