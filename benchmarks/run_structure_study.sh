@@ -637,6 +637,13 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # come from training the structure learner; should it fall 2.0 or more below the trained
 # channel, training the graph is part of that gain there. Fewer than four finished folds decide
 # nothing; whatever they give is reported)
+# (then, on the same machine and folds into the same folder, the trained channel, row
+# branch_cos_top4, two outer folds at a time in fold order from fold 0 (--only-folds 0 1, then
+# 2 3, ...), stopped at 08:15 whatever has finished: declared on 2026-12-02 at 07:18 before it
+# ran, after six frozen folds had read -2.75 against the trained channel's Xeon record (so the
+# cross-CPU pairing may hide a CPU effect, and the folds re-run are not chosen by their
+# results). Expectation (a guess written now): on the folds that finish the trained channel here
+# is within 2.0 of its Xeon record; fewer than two finished folds decide nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
