@@ -639,7 +639,7 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # nothing; whatever they give is reported)
 # (then, on the same machine and folds into the same folder, the trained channel, row
 # branch_cos_top4, two outer folds at a time in fold order from fold 0 (--only-folds 0 1, then
-# 2 3, ...), stopped at 08:15 whatever has finished: declared on 2026-12-02 at 07:18 before it
+# 2 3, ...), stopped at 08:15 whatever has finished: declared on 2026-12-02 at 07:15 before it
 # ran, after six frozen folds had read -2.75 against the trained channel's Xeon record (so the
 # cross-CPU pairing may hide a CPU effect, and the folds re-run are not chosen by their
 # results). Expectation (a guess written now): on the folds that finish the trained channel here
