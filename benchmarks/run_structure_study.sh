@@ -636,14 +636,20 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # channel and at least +5.0 above the observed graph, i.e. REDDIT-BINARY's gain too does not
 # come from training the structure learner; should it fall 2.0 or more below the trained
 # channel, training the graph is part of that gain there. Fewer than four finished folds decide
-# nothing; whatever they give is reported)
+# nothing; whatever they give is reported; ran 06:17-07:37, all ten folds, on an AMD EPYC whose torch
+# reports AVX512 (not AVX2 as written above: the machine had changed; the observed row ran
+# 06:37-07:02 beside it on the idle core, not after it): frozen against the observed graph +5.15
+# (9-0-1), against the trained channel's Xeon record -2.55 (3-0-7): held for the observed graph,
+# failed against the record; structure_study_frozen_epyc_reddit_seed3/README.md)
 # (then, on the same machine and folds into the same folder, the trained channel, row
 # branch_cos_top4, two outer folds at a time in fold order from fold 0 (--only-folds 0 1, then
 # 2 3, ...), stopped at 08:15 whatever has finished: declared on 2026-12-02 at 07:15 before it
 # ran, after six frozen folds had read -2.75 against the trained channel's Xeon record (so the
 # cross-CPU pairing may hide a CPU effect, and the folds re-run are not chosen by their
 # results). Expectation (a guess written now): on the folds that finish the trained channel here
-# is within 2.0 of its Xeon record; fewer than two finished folds decide nothing)
+# is within 2.0 of its Xeon record; fewer than two finished folds decide nothing; ran
+# 07:37-08:09, folds 0-3: +1.75 against the record (per fold +1.0 / -5.0 / +3.0 / +8.0), held as
+# a mean; frozen against it -1.00, 2-0-2)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
