@@ -650,6 +650,20 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # is within 2.0 of its Xeon record; fewer than two finished folds decide nothing; ran
 # 07:37-08:09, folds 0-3: +1.75 against the record (per fold +1.0 / -5.0 / +3.0 / +8.0), held as
 # a mean; frozen against it -1.00, 2-0-2)
+# (then REDDIT-BINARY with GIN, seed 3, the row branch_cos_top4_frozen on an Intel Xeon (AVX512,
+# two jobs) with --set optimizer__fused=False, all ten folds in one invocation (two at a time in
+# fold order) into OUT=benchmarks/results/structure_study_frozen_xeon_reddit_seed3 with
+# EXTRA="--seed 3 --backbones gin --device cpu --set optimizer__fused=False": declared on
+# 2026-12-02 at 10:38 before it ran, so that frozen and trained pair on one CPU and one optimizer
+# step over all ten folds: the trained channel's record (structure_study_reddit_gin_xeon_seed3,
+# 2026-11-30) predates Adam's fused step, and on this machine, with the multi-tensor step, the
+# observed row's folds 0 and 7 re-ran to the record's accuracy, epochs and best epoch (72.5 / 35
+# / 15 and 69.5 / 44 / 24; with the fused step 72.0 and 67.5). Stopped at 12:50 whatever has
+# finished. Expectation (a guess written now): over the folds that finish the frozen row is
+# within 2.0 of the trained channel's record and at least +5.0 above the observed graph's record
+# (77.50); should it fall 2.0 or more below the trained channel, training the graph is part of
+# REDDIT-BINARY's gain. Fewer than four finished folds decide nothing; whatever they give is
+# reported)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
