@@ -663,7 +663,9 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # within 2.0 of the trained channel's record and at least +5.0 above the observed graph's record
 # (77.50); should it fall 2.0 or more below the trained channel, training the graph is part of
 # REDDIT-BINARY's gain. Fewer than four finished folds decide nothing; whatever they give is
-# reported)
+# reported; ran 10:38-11:52, all ten folds: frozen against the trained channel's record -2.45
+# (1-1-8): failed, training the graph adds about 2.5 points on this set; against the observed
+# graph's record +7.10 (9-0-1): held; structure_study_frozen_xeon_reddit_seed3/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
