@@ -666,6 +666,25 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # reported; ran 10:38-11:52, all ten folds: frozen against the trained channel's record -2.45
 # (1-1-8): failed, training the graph adds about 2.5 points on this set; against the observed
 # graph's record +7.10 (9-0-1): held; structure_study_frozen_xeon_reddit_seed3/README.md)
+# (then REDDIT-BINARY with GCN, seed 4, on an Intel Xeon (AVX512) with --set
+# optimizer__fused=False, pairing with that seed's Xeon records (structure_study_tie_tolerance_
+# seed4_xeon, code 59036d2, 2026-11-29: the channel +5.25 over the observed graph, 8-0-2): first a
+# check that today's code re-runs those records, the observed row's fold 5 then the trained
+# channel's fold 1 (the shortest fit of each, chosen by length, not by result; 33 library commits
+# since, among them the top-k from the k-th score and the edge KL's closed-form gradient, both
+# meant to keep the same pairs), one job, into OUT=benchmarks/results/
+# structure_study_frozen_xeon_reddit_gcn_seed4/check with EXTRA="--seed 4 --backbones gcn
+# --device cpu --set optimizer__fused=False --only-folds F"; beside it the row
+# branch_cos_top4_frozen, all ten folds, two jobs, into OUT=benchmarks/results/
+# structure_study_frozen_xeon_reddit_gcn_seed4 with EXTRA="--seed 4 --backbones gcn --device cpu
+# --set optimizer__fused=False": declared on 2026-12-02 at 20:40 before it ran, the first frozen
+# control with GCN on REDDIT-BINARY (the channel +3.54 over five sets there), since with GIN
+# training the graph added 2.45 on seed 3. Stopped at 22:40 whatever has finished. Expectation
+# (a guess written now): the check re-runs both folds to the record's accuracy, epochs and best
+# epoch; over the folds that finish the frozen row is within 2.0 of the trained channel's record
+# and at least +3.0 above the observed graph's record (73.20); should the check fail, the
+# pairing crosses code as well and says so. Fewer than four finished folds decide nothing;
+# whatever they give is reported)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
