@@ -684,7 +684,11 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # epoch; over the folds that finish the frozen row is within 2.0 of the trained channel's record
 # and at least +3.0 above the observed graph's record (73.20); should the check fail, the
 # pairing crosses code as well and says so. Fewer than four finished folds decide nothing;
-# whatever they give is reported)
+# whatever they give is reported; ran 20:39-22:10, all ten folds: the check re-ran both folds
+# exactly (73.5 / 57 / 37 and 77.0 / 43 / 23); frozen against the trained channel's record -3.15
+# (3-0-7): failed, mostly folds 0 and 7 where the trained channel ran 183 and 200 epochs;
+# against the observed graph's record +2.10 (7-1-2): failed (less than half the channel's +5.25);
+# structure_study_frozen_xeon_reddit_gcn_seed4/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
