@@ -689,6 +689,24 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (3-0-7): failed, mostly folds 0 and 7 where the trained channel ran 183 and 200 epochs;
 # against the observed graph's record +2.10 (7-1-2): failed (less than half the channel's +5.25);
 # structure_study_frozen_xeon_reddit_gcn_seed4/README.md)
+# (then COLLAB with GCN, seed 4, on an Intel Xeon (AVX512) with --set optimizer__fused=False,
+# pairing with that seed's Xeon records (structure_study_collab_xeon_seed4, code a237eca,
+# 2026-11-29, before Adam's fused step: the channel +0.26 over the observed graph, 4-2-4): first a
+# check that today's code re-runs those records, the observed row's fold 8 then the trained
+# channel's fold 0 (the shortest fit of each, chosen by length, not by result), one job, into
+# OUT=benchmarks/results/structure_study_frozen_xeon_collab_gcn_seed4/check with EXTRA="--seed 4
+# --backbones gcn --device cpu --set optimizer__fused=False --only-folds F"; beside it the row
+# branch_cos_top4_frozen, all ten folds, two jobs, into OUT=benchmarks/results/
+# structure_study_frozen_xeon_collab_gcn_seed4 with EXTRA="--seed 4 --backbones gcn --device cpu
+# --set optimizer__fused=False": declared on 2026-12-03 at 05:28 before it ran, the control's
+# one COLLAB cell not yet seen (with GIN, seed 0: frozen against trained -0.40), where the channel
+# with GCN is level with the observed graph (+0.1 over five sets). Stopped at 07:35 whatever has
+# finished. Expectation (a guess written now): the check re-runs both folds to the record's
+# accuracy, epochs and best epoch; over the folds that finish the frozen row is within 1.0 of
+# the trained channel's record and within 1.0 of the observed graph's record (79.0), i.e. on
+# COLLAB, as with GIN, training the graph does not carry the channel; should the check fail,
+# the pairing crosses code as well and says so. Fewer than four finished folds decide nothing;
+# whatever they give is reported)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
