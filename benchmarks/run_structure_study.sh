@@ -710,6 +710,15 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # exactly (78.4 / 55 / 35 and 79.6 / 54 / 34); frozen against the trained channel's record +0.02
 # (5-0-5) and against the observed graph's record +0.28 (5-1-4): both held;
 # structure_study_frozen_xeon_collab_gcn_seed4/README.md)
+# (COLLAB with GIN, seeds 7, 8 and 9 in that order, observed then this row, on an Intel Xeon
+# (AVX512), two jobs, each seed into OUT=benchmarks/results/structure_study_collab_gin_seedN with
+# EXTRA="--seed N --backbones gin --device cpu", today's code and its default (fused) Adam step on
+# both rows: declared on 2026-12-03 at 11:35 before they ran, three more sets for goal 1's lowest
+# GIN cell not yet at ten sets (COLLAB -0.25 over seven, the six CPU sets -0.45), so that it rests
+# on ten sets as the IMDB cells do. Stopped at 13:50 whatever has finished. Expectation, if goal 1
+# holds with GIN on COLLAB: the mean over every finished set (seeds 0-6 and the new ones) stays
+# >= -0.5; each new set is reported with its folds won-lost; a set whose two rows have not both
+# finished all ten folds decides nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
