@@ -718,7 +718,10 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # on ten sets as the IMDB cells do. Stopped at 13:50 whatever has finished. Expectation, if goal 1
 # holds with GIN on COLLAB: the mean over every finished set (seeds 0-6 and the new ones) stays
 # >= -0.5; each new set is reported with its folds won-lost; a set whose two rows have not both
-# finished all ten folds decides nothing)
+# finished all ten folds decides nothing; ran 11:33-13:43: seed 7 +0.22 (5-1-4), seed 8 +0.38
+# (6-0-4); seed 9 not run (it would have ended past 13:50; stopped as it started); nine sets
+# -0.13 (42-4-44), the eight CPU sets -0.26: the expectation held;
+# structure_study_collab_gin_seed8/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
