@@ -713,9 +713,9 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (COLLAB with GIN, seeds 7, 8 and 9 in that order, observed then this row, on an Intel Xeon
 # (AVX512), two jobs, each seed into OUT=benchmarks/results/structure_study_collab_gin_seedN with
 # EXTRA="--seed N --backbones gin --device cpu", today's code and its default (fused) Adam step on
-# both rows: declared on 2026-12-03 at 11:32 (commit time; 11:35 as first written) before they ran, three more sets for goal 1's lowest
-# GIN cell not yet at ten sets (COLLAB -0.25 over seven, the six CPU sets -0.45), so that it rests
-# on ten sets as the IMDB cells do. Stopped at 13:50 whatever has finished. Expectation, if goal 1
+# both rows: declared on 2026-12-03 at 11:32 (commit time; 11:35 as first written) before they
+# ran, three more sets for goal 1's lowest GIN cell not yet at ten sets (COLLAB -0.25 over seven,
+# the six CPU sets -0.45), so that it rests on ten sets as the IMDB cells do. Stopped at 13:50 whatever has finished. Expectation, if goal 1
 # holds with GIN on COLLAB: the mean over every finished set (seeds 0-6 and the new ones) stays
 # >= -0.5; each new set is reported with its folds won-lost; a set whose two rows have not both
 # finished all ten folds decides nothing; ran 11:33-13:43: seed 7 +0.22 (5-1-4), seed 8 +0.38
