@@ -722,6 +722,20 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (6-0-4); seed 9 not run (it would have ended past 13:50; stopped as it started); nine sets
 # -0.13 (42-4-44), the eight CPU sets -0.26: the expectation held;
 # structure_study_collab_gin_seed8/README.md)
+# (COLLAB with GIN, seed 9, observed then this row, then NCI1, seeds 5, 6, 7, 8 and 9 in that
+# order, GCN and GIN, observed then this row, all on an Intel Xeon (AVX512), two jobs, today's
+# code and its default (fused) Adam step on both rows, COLLAB into OUT=benchmarks/results/
+# structure_study_collab_gin_seed9 with EXTRA="--seed 9 --backbones gin --device cpu", each NCI1
+# seed into OUT=benchmarks/results/structure_study_nci1_xeon_seedN with EXTRA="--seed N --device
+# cpu": declared on 2026-12-03 at 14:45 (commit time) before they ran. COLLAB's tenth set, so
+# that goal 1's lowest GIN cell (-0.13 over nine) rests on ten sets as the IMDB cells do; NCI1's
+# cells (GCN +4.7, GIN +2.6) rest on five sets, and GIN's goal 2 counts NCI1 as one of its three
+# datasets. Stopped at 16:50 whatever has finished. Expectation, if goal 1 holds with GIN on
+# COLLAB: the mean over every finished COLLAB set stays >= -0.5; on NCI1 (a guess written now)
+# GCN stays above +1.0 on each new set, and GIN's mean over every finished set stays >= +1.0 (if
+# not, goal 2 with GIN rests on two datasets and is reported not met); each new set is reported
+# with its folds won-lost; a set whose two rows have not both finished all ten folds of a
+# backbone decides nothing for that backbone)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
