@@ -735,7 +735,12 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # GCN stays above +1.0 on each new set, and GIN's mean over every finished set stays >= +1.0 (if
 # not, goal 2 with GIN rests on two datasets and is reported not met); each new set is reported
 # with its folds won-lost; a set whose two rows have not both finished all ten folds of a
-# backbone decides nothing for that backbone)
+# backbone decides nothing for that backbone; a first launch at 14:45 stopped on import (the
+# virtual environment still installing) and wrote nothing; ran 14:46-16:44, every set: COLLAB
+# seed 9 -0.80 (3-0-7), ten sets -0.20 (45-4-51), the nine CPU sets -0.32: held; NCI1 GCN
+# +3.36 / +3.36 / +2.31 / +2.51 / +2.65, GIN +2.19 / +3.72 / +1.46 / +2.21 / +3.38, ten sets
+# GCN +3.76 (80-4-16), GIN +2.59 (80-1-19): both held; structure_study_collab_gin_seed9/
+# README.md, structure_study_nci1_xeon_seed9/ten_sets.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
