@@ -757,7 +757,11 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # [_seedN], seeds 5-9 these) is >= -0.5, MUTAG GCN and IMDB-MULTI GIN included; if either stays
 # below, goal 1 is reported as not met on this CPU; each new set is reported with its folds
 # won-lost, and beside the Intel Xeon's set on the same folds; a set whose two rows have not both
-# finished all ten folds of a backbone decides nothing for that backbone)
+# finished all ten folds of a backbone decides nothing for that backbone); ran 13:31-14:14,
+# every set; the check's 20 folds equal the record's; seeds 5-9 MUTAG GCN +1.08, GIN +1.71,
+# IMDB-B -0.40 / -0.24, IMDB-M -0.17 / -0.08; ten sets on this CPU MUTAG +0.16 / +1.50, IMDB-B
+# -0.23 / -0.03, IMDB-M +0.13 / -0.40: held; one channel fold (MUTAG GIN, seed 7, fold 5)
+# predicted one class; structure_study_avx2_seed9/ten_sets.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
