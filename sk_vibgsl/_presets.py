@@ -49,15 +49,15 @@ PAPER_PARAMS: dict = {
 #: instead of complete. Under the fair protocol (β = 1e-3, paired with the
 #: same backbone on the observed graph) with GCN it was never more than 0.5
 #: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
-#: COLLAB and REDDIT-BINARY (+0.91 over ten sets of ten folds [+0.64 with seeds 0-4
-#: re-run on an AVX2 AMD EPYC, which give -0.75 there], +0.06 / +0.13 over ten,
-#: +4.69 over five, +0.08 over five, +3.54 over five; NCI1's gain is the second GCN's
+#: COLLAB and REDDIT-BINARY (+0.91 over ten sets of ten folds [+0.16 over ten sets
+#: on an AVX2 AMD EPYC], +0.06 / +0.13 over ten,
+#: +3.76 over ten, +0.08 over five, +3.54 over five; NCI1's gain is the second GCN's
 #: capacity, level with a control whose two GCNs both see the observed
 #: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
-#: with GIN it gained +1.98 on MUTAG, +2.58 on NCI1 and +6.65 on REDDIT-BINARY (ten,
-#: five and four sets) and lost a little on IMDB-BINARY and IMDB-MULTI (−0.48 and
-#: −0.28 over ten sets) and on
-#: COLLAB (−0.51 over five sets of folds, −0.25 over seven; −0.34 over five when
+#: with GIN it gained +1.98 on MUTAG, +2.59 on NCI1 and +6.65 on REDDIT-BINARY (ten,
+#: ten and four sets) and lost a little on IMDB-BINARY and IMDB-MULTI (−0.48 and
+#: −0.28 over ten sets; −0.03 and −0.40 over ten on the AVX2 EPYC) and on
+#: COLLAB (−0.51 over five sets of folds, −0.20 over ten; −0.34 over five when
 #: both sides' early stopping keeps no epoch before the 10th,
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
