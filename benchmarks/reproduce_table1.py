@@ -142,7 +142,8 @@ ERRICA = [72.7, 49.1, 91.6, 78.9]  # Errica et al. 2020, best plain GNN, fair pr
 CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_folds",
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
-OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring", "start_epoch")
+OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring", "start_epoch",
+                 "min_classes")
 """Config keys added after units were saved: part of a unit's key only when set,
 so older units (and their checkpoints' names) keep their keys."""
 
@@ -320,6 +321,12 @@ def run_unit(unit: dict, args, threads: int, owner: int | None = None,
         if unit["patience"]:  # the refit's own stopping point: the epoch its callback kept
             stop = dict(best[-1].callbacks_)["early_stopping"]
             out.update(epochs_run=len(best[-1].history), best_epoch=int(stop.best_epoch_))
+            history = best[-1].history
+            if stop.best_epoch_ and "valid_classes" in history[0]:
+                # how many classes the kept epoch predicted on the refit's validation graphs
+                # (1: a constant prediction there, whatever its cross-entropy)
+                out.update(kept_valid_classes=int(
+                    history[int(stop.best_epoch_) - int(history[0, "epoch"]), "valid_classes"]))
     out.update(test_acc=float(out["test_acc"]), seconds=time.perf_counter() - start)
     return out
 
@@ -370,7 +377,8 @@ def fair_stopping(args, unit: dict) -> dict:
     # patience_steps=0 stops where skorch's EarlyStopping(threshold=0) does (tested)
     stop = StepEarlyStopping(monitor="valid_ce", patience=unit["patience"],
                              patience_steps=unit.get("patience_steps") or 0, threshold=0,
-                             load_best=True, start_epoch=unit.get("start_epoch") or 1)
+                             load_best=True, start_epoch=unit.get("start_epoch") or 1,
+                             min_classes=unit.get("min_classes") or 1)
     return dict(train_split=ValidSplit(args.valid_frac, stratified=True,
                                        random_state=args.seed),
                 callbacks=[("early_stopping", stop)])
@@ -430,6 +438,7 @@ def plan(args) -> list[dict]:
         unit_config = ({**config, "patience": args.fair_patience,
                         "patience_steps": args.fair_patience_steps,
                         "start_epoch": args.fair_start_epoch,
+                        "min_classes": args.fair_min_classes,
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
                         "fair_grid": " ".join(args.grid) if args.grid else None,
@@ -537,6 +546,8 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
                    if args.fair_patience_steps else "")
                 + (f", no epoch before the {args.fair_start_epoch}th kept"
                    if args.fair_start_epoch else "")
+                + (f", no epoch kept whose validation predictions hold fewer than "
+                   f"{args.fair_min_classes} classes" if args.fair_min_classes else "")
                 + ", best epoch's weights kept)"
                 if args.fair_patience else f"; every fit runs all {args.epochs} epochs")
              + ". N/A = structure_mix=1.0 (observed graph, same bottleneck, same β grid).",
@@ -590,6 +601,11 @@ def parse(argv=None):
                         help="fair protocol, with --fair-patience: the first epoch that "
                              "early stopping may keep (StepEarlyStopping's start_epoch); the "
                              "epochs before it are neither kept nor counted as misses")
+    parser.add_argument("--fair-min-classes", type=int, default=None,
+                        help="fair protocol, with --fair-patience: early stopping keeps no "
+                             "epoch whose predictions on the fit's validation graphs hold "
+                             "fewer than this many classes (StepEarlyStopping's "
+                             "min_classes; 2: no epoch that predicts one class)")
     parser.add_argument("--only-folds", type=int, nargs="+", default=None,
                         help="run only these outer folds (0-based) of the --folds split, "
                              "e.g. the units a change of the stopping rule can change; the "
@@ -656,6 +672,9 @@ def parse(argv=None):
     if args.fair_start_epoch is not None and (
             args.fair_start_epoch < 2 or not args.fair_patience):
         parser.error("--fair-start-epoch must be >= 2 and needs --fair-patience")
+    if args.fair_min_classes is not None and (
+            args.fair_min_classes < 2 or not args.fair_patience):
+        parser.error("--fair-min-classes must be >= 2 and needs --fair-patience")
     if args.only_folds is not None and not all(0 <= f < args.folds for f in args.only_folds):
         parser.error(f"--only-folds must be among 0 … {args.folds - 1}")
     args.overrides = ",".join(sorted(args.set)) if args.set else None

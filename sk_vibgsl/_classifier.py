@@ -32,7 +32,7 @@ from ._threads import (
     restore_torch_threads,
     set_torch_threads,
 )
-from .callbacks import FiniteLossGuard
+from .callbacks import FiniteLossGuard, ValidClassCount
 from .nn.backbones import BACKBONES, SHARED_BACKBONES, check_num_layers
 from .nn.model import (
     GRAPH_PATHS,
@@ -594,6 +594,7 @@ class VIBGSLClassifier(NeuralNetClassifier):
             ("valid_edge_kl", PassthroughScoring(name="valid_edge_kl")),
             ("valid_density", PassthroughScoring(name="valid_density")),
             ("valid_acc", PassthroughScoring(name="valid_acc", lower_is_better=False)),
+            ("valid_classes", ValidClassCount()),
             ("finite_loss_guard", FiniteLossGuard()),
             ("print_log", PrintLog()),
         ]
@@ -935,7 +936,10 @@ class VIBGSLClassifier(NeuralNetClassifier):
     def get_loss(self, y_pred, y_true, X=None, training=False):
         r""":math:`\mathrm{CE} + \beta\,\overline{\mathrm{KL}} + \gamma\,
         \overline{\mathrm{KL}_A}`; CE, both KL terms, the learned graph's
-        density and accuracy are recorded per batch for the epoch history.
+        density and accuracy are recorded per batch for the epoch history,
+        and in validation the graphs predicted per class
+        (``valid_class_counts``, summed into ``valid_classes`` by
+        :class:`~sk_vibgsl.callbacks.ValidClassCount`).
         A zero weight leaves its term out (an infinite KL does not turn the
         loss into NaN). ``y_pred`` is the module's ``(logits, kl, edge_kl,
         density)``; a module returning only ``(logits, kl)`` works too."""
@@ -954,8 +958,12 @@ class VIBGSLClassifier(NeuralNetClassifier):
         self.history.record_batch(f"{prefix}_ce", ce.item())
         self.history.record_batch(f"{prefix}_kl", kl.item())
         if not training:
-            acc = (logits.argmax(-1) == y_true).float().mean().item()
+            predicted = logits.argmax(-1)
+            acc = (predicted == y_true).float().mean().item()
             self.history.record_batch("valid_acc", acc)
+            self.history.record_batch(  # graphs per predicted class: see ValidClassCount
+                "valid_class_counts",
+                torch.bincount(predicted, minlength=logits.shape[-1]).tolist())
         return loss
 
     # ------------------------------------------------------------------ #

@@ -5,7 +5,10 @@ default callbacks (name ``"finite_loss_guard"``; turn it off with
 ``callbacks__finite_loss_guard=None``): it stops with a clear error instead
 of fitting garbage. :class:`StepEarlyStopping` is skorch's early stopping
 with a patience that also counts optimizer steps, for small datasets whose
-epochs are only a few steps.
+epochs are only a few steps, and that can refuse to keep an epoch whose
+validation predictions are all one class. :class:`ValidClassCount`, another
+default callback (``"valid_classes"``), records how many classes each epoch's
+validation predictions contain, so that such an epoch shows in the history.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numbers
 import torch
 from skorch.callbacks import Callback, EarlyStopping
 
-__all__ = ["FiniteLossGuard", "NonFiniteLossError", "StepEarlyStopping"]
+__all__ = ["FiniteLossGuard", "NonFiniteLossError", "StepEarlyStopping", "ValidClassCount"]
 
 
 class NonFiniteLossError(FloatingPointError):
@@ -77,6 +80,32 @@ class FiniteLossGuard(Callback):
             )
 
 
+class ValidClassCount(Callback):
+    r"""Record ``valid_classes``: how many classes the epoch's validation predictions contain.
+
+    :meth:`~sk_vibgsl.VIBGSLClassifier.get_loss` records, for each validation
+    batch :math:`b`, the count :math:`c_{b,k}` of its graphs predicted as class
+    :math:`k` (``valid_class_counts``, the argmax of the deterministic logits).
+    At the end of the epoch this callback records
+
+    .. math::
+        \texttt{valid\_classes} = \bigl|\{k : \textstyle\sum_b c_{b,k} > 0\}\bigr|,
+
+    so 1 means that every validation graph was put in one class: the model
+    predicts a constant there, whatever its cross-entropy says. An epoch
+    without validation batches (no ``train_split``) records nothing.
+    :class:`StepEarlyStopping`'s ``min_classes`` reads this key.
+    """
+
+    def on_epoch_end(self, net, **kwargs) -> None:
+        counts = [b["valid_class_counts"] for b in net.history[-1]["batches"]
+                  if "valid_class_counts" in b]
+        if not counts:
+            return
+        net.history.record("valid_classes", int(sum(
+            1 for k in range(len(counts[0])) if any(c[k] for c in counts))))
+
+
 class StepEarlyStopping(EarlyStopping):
     r"""Stop when the monitored score has not improved for ``patience`` epochs
     *and* ``patience_steps`` optimizer steps.
@@ -97,7 +126,16 @@ class StepEarlyStopping(EarlyStopping):
     current epoch. Epochs before ``start_epoch`` are a warm-up: none of them
     is kept as the best or counted as a miss (as Keras' ``start_from_epoch``), so
     a validation score that dips by chance in the first epochs cannot end the
-    fit there. With ``patience_steps=0`` and ``start_epoch=1`` it stops exactly where
+    fit there. With ``min_classes`` :math:`c > 1`, an epoch whose validation
+    predictions contain fewer than :math:`c` classes (the history's
+    ``valid_classes``, :class:`ValidClassCount`) cannot be kept: until the
+    first epoch that can, epochs are warm-up as well (neither best nor miss);
+    after it, such an epoch counts as a miss. A model that still predicts
+    the majority class on every validation graph can have a lower
+    cross-entropy than the later epochs that tell the classes apart (its
+    probabilities already rank the graphs), and keeping it puts a whole test
+    fold in one class. With ``patience_steps=0``, ``start_epoch=1`` and
+    ``min_classes=1`` it stops exactly where
     :class:`~skorch.callbacks.EarlyStopping` with the same ``patience`` and
     threshold does (skorch's default ``threshold`` is 1e-4, ours 0). An epoch improves when
     its score beats the best so far by more than ``threshold`` (a fraction
@@ -126,6 +164,12 @@ class StepEarlyStopping(EarlyStopping):
         delays the count of misses on fits that would otherwise have kept an
         earlier epoch. A fit that ends before ``start_epoch`` keeps its last
         weights.
+    min_classes : int, default=1
+        The fewest classes an epoch's validation predictions must contain for
+        it to be kept (1: any epoch; 2: not a constant prediction). Needs the
+        ``valid_classes`` history key (a ``train_split``); a fit in which no
+        epoch qualifies keeps its last weights, as one that ends before
+        ``start_epoch``.
     threshold_mode : {"rel", "abs"}, default="rel"
     lower_is_better : bool, default=True
     sink : callable, default=print
@@ -163,6 +207,7 @@ class StepEarlyStopping(EarlyStopping):
         sink=print,
         load_best: bool = True,
         start_epoch: int = 1,
+        min_classes: int = 1,
     ) -> None:
         super().__init__(
             monitor=monitor, patience=patience, threshold=threshold,
@@ -171,10 +216,12 @@ class StepEarlyStopping(EarlyStopping):
         )
         self.patience_steps = patience_steps
         self.start_epoch = start_epoch
+        self.min_classes = min_classes
         self.steps_since_best_ = 0
 
     def on_train_begin(self, net, **kwargs) -> None:
-        for name, minimum in (("patience", 1), ("patience_steps", 0), ("start_epoch", 1)):
+        for name, minimum in (("patience", 1), ("patience_steps", 0), ("start_epoch", 1),
+                              ("min_classes", 1)):
             value = getattr(self, name)
             if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
                     or value < minimum):
@@ -195,8 +242,20 @@ class StepEarlyStopping(EarlyStopping):
     def on_epoch_end(self, net, **kwargs) -> None:
         if net.history[-1, "epoch"] < self.start_epoch:  # warm-up: neither best nor miss
             return
+        if self.min_classes > 1:
+            if "valid_classes" not in net.history[-1]:
+                raise ValueError(
+                    f"min_classes={self.min_classes} needs the history's valid_classes, "
+                    f"which epoch {net.history[-1, 'epoch']} lacks: give the estimator a "
+                    "train_split (validation graphs) and keep its default valid_classes "
+                    "callback.")
+            eligible = net.history[-1, "valid_classes"] >= self.min_classes
+            if not eligible and not self.best_epoch_:  # none kept yet: still warm-up
+                return
+        else:
+            eligible = True
         score = float(net.history[-1, self.monitor])
-        if self._improves(score):
+        if eligible and self._improves(score):
             self.dynamic_threshold_ = self._threshold_after(score)
             self.misses_ = 0
             self.steps_since_best_ = 0

@@ -333,6 +333,47 @@ def test_reproduce_table1_choose_searches_whole_settings_on_training_graphs(
                                                       "structure_k": 3}
 
 
+def test_reproduce_table1_fair_min_classes_keeps_no_one_class_epoch(tmp_path, monkeypatch):
+    """``--fair-min-classes C`` keys the fair units (older keys unchanged), hands C to
+    every fit's ``StepEarlyStopping``, and the record says how many classes the kept
+    epoch predicted on the refit's validation graphs (at least C; on this fold the
+    plain rule keeps an epoch that predicts one class)."""
+    rt = _import_script()
+    base = ["--datasets", "IMDB-BINARY", "--backbones", "gcn", "--betas", "1e-3",
+            "--folds", "3", "--inner-folds", "1", "--epochs", "30", "--max-graphs", "100",
+            "--device", "cpu", "--protocols", "fair", "--fair-patience", "2",
+            "--learners", "N/A", "--results-dir", str(tmp_path)]
+    args = rt.parse([*base, "--fair-min-classes", "2", "--only-folds", "0"])
+    unit = rt.plan(args)[0]
+    plain_args = rt.parse([*base, "--only-folds", "0"])
+    plain = rt.plan(plain_args)[0]
+    assert unit["min_classes"] == 2 and plain["min_classes"] is None
+    assert "min_classes" not in repr(rt.unit_key(plain))
+    assert rt.unit_key(unit) != rt.unit_key(plain)
+
+    seen = []
+
+    class Spy(rt.StepEarlyStopping):
+        def on_train_end(self, net, **kwargs):
+            classes = net.history[:, "valid_classes"]
+            seen.append((self.min_classes, self.best_epoch_, classes))
+            super().on_train_end(net, **kwargs)
+
+    monkeypatch.setattr(rt, "StepEarlyStopping", Spy)
+    record = rt.run_unit(unit, args, 1)
+    min_classes, best, classes = seen[-1]
+    assert min_classes == 2 and best == record["best_epoch"]
+    assert record["min_classes"] == 2 and record["kept_valid_classes"] == classes[best - 1] >= 2
+    # the epochs before the first two-class one were neither kept nor counted
+    assert best >= classes.index(2) + 1 and record["epochs_run"] >= classes.index(2) + 1 + 2
+    before = rt.run_unit(plain, plain_args, 1)
+    assert before["kept_valid_classes"] == 1 and before["best_epoch"] < best
+    for bad in (["--fair-min-classes", "1"],
+                ["--fair-min-classes", "2", "--fair-patience", "0"]):
+        with pytest.raises(SystemExit):
+            rt.parse([*base, *bad])
+
+
 def test_reproduce_table1_fair_start_epoch_keeps_no_earlier_epoch(tmp_path, monkeypatch):
     """``--fair-start-epoch E`` keys the fair units (older keys unchanged), hands E to
     every fit's ``StepEarlyStopping`` and records as best epoch the first minimum of the

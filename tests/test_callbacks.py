@@ -8,9 +8,15 @@ import torch
 from conftest import make_graphs
 from skorch.callbacks import Callback
 from skorch.dataset import ValidSplit
+from torch.utils.data import Subset
 
 from sk_vibgsl import VIBGSLClassifier
-from sk_vibgsl.callbacks import FiniteLossGuard, NonFiniteLossError, StepEarlyStopping
+from sk_vibgsl.callbacks import (
+    FiniteLossGuard,
+    NonFiniteLossError,
+    StepEarlyStopping,
+    ValidClassCount,
+)
 
 FAST = dict(max_epochs=4, batch_size=8, random_state=0)
 
@@ -279,3 +285,159 @@ def test_step_early_stopping_rejects_a_bad_start_epoch(bad):
         ("stop", StepEarlyStopping(monitor="train_loss", start_epoch=bad))])
     with pytest.raises(ValueError, match="start_epoch must be an int >= 1"):
         clf.fit(X, y)
+
+
+# --------------------------------------------------------------------------- #
+# ValidClassCount and min_classes: no epoch that predicts one class is kept
+# --------------------------------------------------------------------------- #
+def last_eight(dataset, y=None):
+    """A ``train_split``: the first 16 graphs train, the last 8 validate."""
+    return Subset(dataset, range(16)), Subset(dataset, range(16, 24))
+
+
+def test_valid_classes_counts_the_classes_of_the_validation_predictions():
+    X, y = make_graphs(24)
+    clf = VIBGSLClassifier(max_epochs=3, batch_size=4, random_state=0,
+                           train_split=last_eight).fit(X, y)
+    assert "valid_classes" in dict(clf.get_default_callbacks())
+    assert isinstance(dict(clf.callbacks_)["valid_classes"], ValidClassCount)
+    # the last epoch's weights are the fitted model's: its predictions on the 8
+    # validation graphs, class by class, are the counts recorded over their 2 batches
+    batches = [b["valid_class_counts"] for b in clf.history[-1]["batches"]
+               if "valid_class_counts" in b]
+    assert len(batches) == 2
+    counts = np.sum(batches, axis=0)
+    predicted = np.searchsorted(clf.classes_, clf.predict(X[16:]))
+    np.testing.assert_array_equal(counts, np.bincount(predicted, minlength=2))
+    assert clf.history[-1, "valid_classes"] == np.count_nonzero(counts)
+
+
+def test_valid_classes_is_one_for_a_constant_prediction():
+    X, y = make_graphs(24)
+
+    class Constant(VIBGSLClassifier):
+        def get_loss(self, y_pred, y_true, X=None, training=False):
+            logits, *rest = y_pred
+            constant = torch.zeros_like(logits)
+            constant[:, 1] = 1.0  # every graph in the second class
+            return super().get_loss((constant + 0 * logits, *rest), y_true, X, training)
+
+    clf = Constant(max_epochs=2, batch_size=4, random_state=0, train_split=last_eight)
+    clf.fit(X, y)
+    assert clf.history[:, "valid_classes"] == [1, 1]
+
+
+def test_no_validation_records_no_valid_classes(small):
+    X, y = small
+    clf = VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0,
+                           train_split=None).fit(X, y)
+    assert "valid_classes" not in clf.history[-1]
+
+
+class ClassSchedule(Callback):
+    """Records ``classes[epoch - 1]`` as ``"valid_classes"`` (after the default
+    ``ValidClassCount``, whose value it replaces)."""
+
+    def __init__(self, classes):
+        self.classes = classes
+
+    def on_epoch_end(self, net, **kwargs):
+        net.history.record("valid_classes", self.classes[len(net.history) - 1])
+
+
+def stopped_with_classes(stopper, scores, classes, max_epochs=40):
+    X, y = make_graphs(24)
+    clf = VIBGSLClassifier(max_epochs=max_epochs, batch_size=8, random_state=0,
+                           train_split=ValidSplit(0.25, stratified=True, random_state=0),
+                           callbacks=[("schedule", ScoreSchedule(scores)),
+                                      ("classes", ClassSchedule(classes)), ("stop", stopper)])
+    clf.fit(X, y)
+    return clf
+
+
+# the score falls through four one-class epochs, then the classes part
+FALLING = [5.0, 4.0, 3.0, 2.5, 2.8, 2.9, 2.7] + [3.5] * 60
+PARTING = [1, 1, 1, 1, 2, 2, 2] + [2] * 60
+
+
+@pytest.mark.parametrize(("min_classes", "best", "stop"), [
+    (1, 4, 4 + 3),   # today's rule: the lowest score, a one-class epoch
+    (2, 7, 7 + 3),   # epochs 1-4 are warm-up; from epoch 5 on the best is epoch 7
+])
+def test_min_classes_keeps_no_epoch_with_fewer_classes(min_classes, best, stop):
+    stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                load_best=False, min_classes=min_classes)
+    clf = stopped_with_classes(stopper, FALLING, PARTING)
+    assert len(clf.history) == stop and stopper.best_epoch_ == best
+    assert stopper.misses_ == 3
+
+
+def test_a_one_class_epoch_after_the_first_kept_one_is_a_miss():
+    # epochs 3-5 score lower but predict one class: misses, so the fit ends at 2 + 3
+    stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                load_best=False, min_classes=2)
+    clf = stopped_with_classes(stopper, [5.0, 4.0, 3.0, 2.0, 1.0] + [0.5] * 60,
+                               [2, 2, 1, 1, 1] + [2] * 60)
+    assert len(clf.history) == 5 and stopper.best_epoch_ == 2
+
+
+def test_min_classes_restores_the_kept_epochs_weights():
+    X, y = make_graphs(24)
+    snapshots = {}
+
+    class Snapshot(Callback):
+        def on_epoch_end(self, net, **kwargs):
+            snapshots[len(net.history)] = {
+                k: v.detach().clone() for k, v in net.module_.state_dict().items()}
+
+    stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0, min_classes=2)
+    clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0,
+                           train_split=ValidSplit(0.25, stratified=True, random_state=0),
+                           callbacks=[("snapshot", Snapshot()),
+                                      ("schedule", ScoreSchedule(FALLING)),
+                                      ("classes", ClassSchedule(PARTING)), ("stop", stopper)])
+    clf.fit(X, y)
+    assert stopper.best_epoch_ == 7 and len(clf.history) == 10
+    for key, value in clf.module_.state_dict().items():
+        assert torch.equal(value, snapshots[7][key]), key
+
+
+def test_a_fit_with_no_epoch_of_enough_classes_keeps_its_last_weights():
+    stopper = StepEarlyStopping(monitor="score", patience=2, patience_steps=0, min_classes=3)
+    clf = stopped_with_classes(stopper, FALLING, PARTING, max_epochs=6)
+    assert len(clf.history) == 6 and stopper.best_epoch_ == 0
+    assert stopper.best_model_weights_ is None
+
+
+def test_min_classes_without_validation_names_the_missing_key(small):
+    X, y = small
+    clf = VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0, train_split=None,
+                           callbacks=[("stop", StepEarlyStopping(monitor="train_loss",
+                                                                 min_classes=2))])
+    with pytest.raises(ValueError, match="min_classes=2 needs the history's valid_classes"):
+        clf.fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_step_early_stopping_rejects_a_bad_min_classes(bad):
+    X, y = make_graphs(8)
+    clf = VIBGSLClassifier(max_epochs=2, callbacks=[
+        ("stop", StepEarlyStopping(monitor="train_loss", min_classes=bad))])
+    with pytest.raises(ValueError, match="min_classes must be an int >= 1"):
+        clf.fit(X, y)
+
+
+def test_min_classes_one_stops_and_keeps_as_before():
+    """``min_classes=1`` is today's rule: the same stop, best epoch and weights as the
+    default on a real validation cross-entropy."""
+    X, y = make_graphs(24)
+    fits = []
+    for extra in ({}, {"min_classes": 1}):
+        stopper = StepEarlyStopping(patience=2, patience_steps=0, **extra)
+        clf = VIBGSLClassifier(max_epochs=15, batch_size=8, random_state=0,
+                               train_split=ValidSplit(0.25, stratified=True, random_state=0),
+                               callbacks=[("stop", stopper)]).fit(X, y)
+        fits.append((len(clf.history), stopper.best_epoch_, clf.module_.state_dict()))
+    assert fits[0][:2] == fits[1][:2]
+    for key, value in fits[0][2].items():
+        assert torch.equal(value, fits[1][2][key]), key
