@@ -143,7 +143,7 @@ CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_f
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
 OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring", "start_epoch",
-                 "min_classes")
+                 "min_classes", "skip_few_classes")
 """Config keys added after units were saved: part of a unit's key only when set,
 so older units (and their checkpoints' names) keep their keys."""
 
@@ -378,7 +378,8 @@ def fair_stopping(args, unit: dict) -> dict:
     stop = StepEarlyStopping(monitor="valid_ce", patience=unit["patience"],
                              patience_steps=unit.get("patience_steps") or 0, threshold=0,
                              load_best=True, start_epoch=unit.get("start_epoch") or 1,
-                             min_classes=unit.get("min_classes") or 1)
+                             min_classes=unit.get("min_classes") or 1,
+                             skip_few_classes=bool(unit.get("skip_few_classes")))
     return dict(train_split=ValidSplit(args.valid_frac, stratified=True,
                                        random_state=args.seed),
                 callbacks=[("early_stopping", stop)])
@@ -439,6 +440,7 @@ def plan(args) -> list[dict]:
                         "patience_steps": args.fair_patience_steps,
                         "start_epoch": args.fair_start_epoch,
                         "min_classes": args.fair_min_classes,
+                        "skip_few_classes": True if args.fair_skip_few_classes else None,
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
                         "fair_grid": " ".join(args.grid) if args.grid else None,
@@ -547,7 +549,10 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
                 + (f", no epoch before the {args.fair_start_epoch}th kept"
                    if args.fair_start_epoch else "")
                 + (f", no epoch kept whose validation predictions hold fewer than "
-                   f"{args.fair_min_classes} classes" if args.fair_min_classes else "")
+                   f"{args.fair_min_classes} classes"
+                   + (" (such epochs skipped, not counted as misses)"
+                      if args.fair_skip_few_classes else "")
+                   if args.fair_min_classes else "")
                 + ", best epoch's weights kept)"
                 if args.fair_patience else f"; every fit runs all {args.epochs} epochs")
              + ". N/A = structure_mix=1.0 (observed graph, same bottleneck, same β grid).",
@@ -606,6 +611,10 @@ def parse(argv=None):
                              "epoch whose predictions on the fit's validation graphs hold "
                              "fewer than this many classes (StepEarlyStopping's "
                              "min_classes; 2: no epoch that predicts one class)")
+    parser.add_argument("--fair-skip-few-classes", action="store_true",
+                        help="with --fair-min-classes: an epoch with too few classes after "
+                             "the first kept one is skipped, not counted as a miss "
+                             "(StepEarlyStopping's skip_few_classes=True)")
     parser.add_argument("--only-folds", type=int, nargs="+", default=None,
                         help="run only these outer folds (0-based) of the --folds split, "
                              "e.g. the units a change of the stopping rule can change; the "
@@ -675,6 +684,8 @@ def parse(argv=None):
     if args.fair_min_classes is not None and (
             args.fair_min_classes < 2 or not args.fair_patience):
         parser.error("--fair-min-classes must be >= 2 and needs --fair-patience")
+    if args.fair_skip_few_classes and not args.fair_min_classes:
+        parser.error("--fair-skip-few-classes needs --fair-min-classes")
     if args.only_folds is not None and not all(0 <= f < args.folds for f in args.only_folds):
         parser.error(f"--only-folds must be among 0 … {args.folds - 1}")
     args.overrides = ",".join(sorted(args.set)) if args.set else None

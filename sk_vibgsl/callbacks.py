@@ -130,7 +130,10 @@ class StepEarlyStopping(EarlyStopping):
     predictions contain fewer than :math:`c` classes (the history's
     ``valid_classes``, :class:`ValidClassCount`) cannot be kept: until the
     first epoch that can, epochs are warm-up as well (neither best nor miss);
-    after it, such an epoch counts as a miss. A model that still predicts
+    after it, such an epoch counts as a miss (``skip_few_classes=False``) or,
+    with ``skip_few_classes=True``, is skipped as well: neither kept nor
+    counted, so that an early epoch that predicted two classes by chance
+    cannot end the fit while it sits on a one-class plateau. A model that still predicts
     the majority class on every validation graph can have a lower
     cross-entropy than the later epochs that tell the classes apart (its
     probabilities already rank the graphs), and keeping it puts a whole test
@@ -170,6 +173,11 @@ class StepEarlyStopping(EarlyStopping):
         ``valid_classes`` history key (a ``train_split``); a fit in which no
         epoch qualifies keeps its last weights, as one that ends before
         ``start_epoch``.
+    skip_few_classes : bool, default=False
+        With ``min_classes > 1``: whether an epoch with too few classes after
+        the first kept one is skipped (neither kept nor counted as a miss)
+        instead of counted as a miss. A fit that never leaves a one-class
+        plateau then runs ``max_epochs``.
     threshold_mode : {"rel", "abs"}, default="rel"
     lower_is_better : bool, default=True
     sink : callable, default=print
@@ -208,6 +216,7 @@ class StepEarlyStopping(EarlyStopping):
         load_best: bool = True,
         start_epoch: int = 1,
         min_classes: int = 1,
+        skip_few_classes: bool = False,
     ) -> None:
         super().__init__(
             monitor=monitor, patience=patience, threshold=threshold,
@@ -217,6 +226,7 @@ class StepEarlyStopping(EarlyStopping):
         self.patience_steps = patience_steps
         self.start_epoch = start_epoch
         self.min_classes = min_classes
+        self.skip_few_classes = skip_few_classes
         self.steps_since_best_ = 0
 
     def on_train_begin(self, net, **kwargs) -> None:
@@ -226,6 +236,9 @@ class StepEarlyStopping(EarlyStopping):
             if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
                     or value < minimum):
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}.")
+        if not isinstance(self.skip_few_classes, bool):
+            raise ValueError(
+                f"skip_few_classes must be True or False, got {self.skip_few_classes!r}.")
         super().on_train_begin(net, **kwargs)  # also checks threshold_mode
         self.steps_since_best_ = 0
 
@@ -250,8 +263,8 @@ class StepEarlyStopping(EarlyStopping):
                     "train_split (validation graphs) and keep its default valid_classes "
                     "callback.")
             eligible = net.history[-1, "valid_classes"] >= self.min_classes
-            if not eligible and not self.best_epoch_:  # none kept yet: still warm-up
-                return
+            if not eligible and (self.skip_few_classes or not self.best_epoch_):
+                return  # none kept yet (still warm-up), or skipped
         else:
             eligible = True
         score = float(net.history[-1, self.monitor])

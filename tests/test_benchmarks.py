@@ -368,7 +368,10 @@ def test_reproduce_table1_fair_min_classes_keeps_no_one_class_epoch(tmp_path, mo
     assert best >= classes.index(2) + 1 and record["epochs_run"] >= classes.index(2) + 1 + 2
     before = rt.run_unit(plain, plain_args, 1)
     assert before["kept_valid_classes"] == 1 and before["best_epoch"] < best
-    for bad in (["--fair-min-classes", "1"],
+    skip = rt.plan(rt.parse([*base, "--fair-min-classes", "2", "--fair-skip-few-classes"]))[0]
+    assert skip["skip_few_classes"] is True and rt.unit_key(skip) != rt.unit_key(unit)
+    assert unit["skip_few_classes"] is None
+    for bad in (["--fair-min-classes", "1"], ["--fair-skip-few-classes"],
                 ["--fair-min-classes", "2", "--fair-patience", "0"]):
         with pytest.raises(SystemExit):
             rt.parse([*base, *bad])

@@ -381,6 +381,22 @@ def test_a_one_class_epoch_after_the_first_kept_one_is_a_miss():
     assert len(clf.history) == 5 and stopper.best_epoch_ == 2
 
 
+def test_skip_few_classes_neither_keeps_nor_counts_a_one_class_epoch():
+    # a chance two-class epoch 2, then a one-class plateau (epochs 3-8) whose scores are
+    # lower, then two classes again: counted as misses the plateau ends the fit at 2 + 3;
+    # skipped, the fit goes on and keeps epoch 9, the first two-class epoch to beat epoch 2
+    scores = [5.0, 4.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 3.5, 4.5] + [4.5] * 60
+    classes = [1, 2, 1, 1, 1, 1, 1, 1, 2, 2] + [2] * 60
+    counted = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                load_best=False, min_classes=2)
+    assert len(stopped_with_classes(counted, scores, classes).history) == 2 + 3
+    assert counted.best_epoch_ == 2
+    skipped = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                load_best=False, min_classes=2, skip_few_classes=True)
+    assert len(stopped_with_classes(skipped, scores, classes).history) == 9 + 3
+    assert skipped.best_epoch_ == 9 and skipped.misses_ == 3
+
+
 def test_min_classes_restores_the_kept_epochs_weights():
     X, y = make_graphs(24)
     snapshots = {}
@@ -441,3 +457,12 @@ def test_min_classes_one_stops_and_keeps_as_before():
     assert fits[0][:2] == fits[1][:2]
     for key, value in fits[0][2].items():
         assert torch.equal(value, fits[1][2][key]), key
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_step_early_stopping_rejects_a_bad_skip_few_classes(bad):
+    X, y = make_graphs(8)
+    clf = VIBGSLClassifier(max_epochs=2, callbacks=[
+        ("stop", StepEarlyStopping(monitor="train_loss", skip_few_classes=bad))])
+    with pytest.raises(ValueError, match="skip_few_classes must be True or False"):
+        clf.fit(X, y)
