@@ -185,14 +185,21 @@ def test_step_early_stopping_without_steps_stops_where_skorch_does(threshold_mod
     assert ours.best_epoch_ == skorch_stop.best_epoch_
 
 
+class WeightSnapshots(Callback):
+    """Stores a copy of the module's weights after each epoch in ``snapshots[epoch]``."""
+
+    def __init__(self, snapshots):
+        self.snapshots = snapshots
+
+    def on_epoch_end(self, net, **kwargs):
+        self.snapshots[len(net.history)] = {
+            k: v.detach().clone() for k, v in net.module_.state_dict().items()}
+
+
 def test_step_early_stopping_restores_the_best_epochs_weights():
     X, y = make_graphs(24)
     snapshots = {}
-
-    class Snapshot(Callback):
-        def on_epoch_end(self, net, **kwargs):
-            snapshots[len(net.history)] = {
-                k: v.detach().clone() for k, v in net.module_.state_dict().items()}
+    Snapshot = lambda: WeightSnapshots(snapshots)  # noqa: E731
 
     stopper = StepEarlyStopping(monitor="score", patience=2, patience_steps=6)
     clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0, callbacks=[
@@ -400,11 +407,7 @@ def test_skip_few_classes_neither_keeps_nor_counts_a_one_class_epoch():
 def test_min_classes_restores_the_kept_epochs_weights():
     X, y = make_graphs(24)
     snapshots = {}
-
-    class Snapshot(Callback):
-        def on_epoch_end(self, net, **kwargs):
-            snapshots[len(net.history)] = {
-                k: v.detach().clone() for k, v in net.module_.state_dict().items()}
+    Snapshot = lambda: WeightSnapshots(snapshots)  # noqa: E731
 
     stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0, min_classes=2)
     clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0,
