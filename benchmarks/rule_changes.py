@@ -21,6 +21,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 
 from structure_study import predicts_one_class, read  # benchmarks/structure_study.py
@@ -51,14 +53,22 @@ def compare(pairs: list[tuple[Path, Path]], rows: list[str]) -> dict:
                     equal += 1
                 else:
                     changed.append((new_dir.name, row, key, old[key], r))
-    return {"changed": changed, "one_class": one_class, "compared": compared, "equal": equal}
+    return {"changed": changed, "one_class": one_class, "compared": compared, "equal": equal,
+            "pairs": [(new_dir.name, old_dir.name) for new_dir, old_dir in pairs], "rows": rows}
 
 
-def markdown(result: dict) -> str:
-    lines = [f"{result['equal']} of {result['compared']} units equal their records "
-             f"({', '.join(COMPARED)}).", "",
-             "| re-runs | setting | dataset | backbone | fold | record | re-run "
-             "(kept epoch's validation classes) | Δ |", "|---|---|---|---|---:|---|---|---:|"]
+def markdown(result: dict, command: str | None = None) -> str:
+    """The report: a title (the docs build needs one), what was compared, then the units."""
+    lines = ["# Units a stopping rule changed", ""]
+    if command:
+        lines += [f"Command (from `benchmarks/`): `{command}`", ""]
+    lines += ["Re-runs against their records (re-runs ← records): "
+              + "; ".join(f"{new} ← {old}" for new, old in result["pairs"])
+              + f". Settings: {', '.join(result['rows'])}.", "",
+              f"{result['equal']} of {result['compared']} units equal their records "
+              f"({', '.join(COMPARED)}).", "",
+              "| re-runs | setting | dataset | backbone | fold | record | re-run "
+              "(kept epoch's validation classes) | Δ |", "|---|---|---|---|---:|---|---|---:|"]
     for folder, row, (dataset, backbone, fold), old, new in result["changed"]:
         lines.append(f"| {folder} | {row} | {dataset} | {backbone.upper()} | {fold} | "
                      f"{_unit(old)} | {_unit(new)} ({new.get('kept_valid_classes', '·')}) | "
@@ -77,7 +87,8 @@ def main(argv=None) -> None:
     parser.add_argument("--rows", nargs="+", required=True)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    text = markdown(compare([tuple(p) for p in args.pair], args.rows))
+    command = "python rule_changes.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    text = markdown(compare([tuple(p) for p in args.pair], args.rows), command)
     if args.out:
         args.out.write_text(text)
     print(text, end="")

@@ -76,3 +76,14 @@ def test_every_estimator_parameter_is_in_the_user_guide():
         f"docs/user_guide/parameters.md has no table row for {missing}: add one (default, "
         "meaning) beside the other parameters"
     )
+
+
+def test_every_benchmark_report_has_a_title():
+    """The docs build lists every ``benchmarks/results/**/*.md`` in a toctree, which links
+    only a page with a title: a report whose first line is not a ``# `` heading is a
+    warning, and ``-W`` makes it an error."""
+    results = INDEX.parents[2] / "benchmarks" / "results"
+    untitled = [str(path.relative_to(results)) for path in sorted(results.glob("**/*.md"))
+                if not next((line for line in path.read_text().splitlines() if line.strip()),
+                            "").startswith("# ")]
+    assert untitled == []

@@ -33,7 +33,9 @@ def test_lists_the_changed_units_and_the_one_class_folds(tmp_path):
     assert [key[2] for _, _, key, _, _ in result["changed"]] == [1, 2]
     assert [key[2] for _, _, key, _ in result["one_class"]] == [2]
     text = changes.markdown(result)
-    assert text.startswith("1 of 3 units equal their records")
+    assert text.startswith("# Units a stopping rule changed\n")
+    assert "(re-runs ← records): new ← old. Settings: observed." in text
+    assert "\n1 of 3 units equal their records" in text
     assert "| new | observed | MUTAG | GCN | 1 | 90.0 % (best epoch 40, 90 run" in text
     assert "84.2 % (best epoch 2, 52 run; -1: 5 / 1: 14) (2) | -5.8 |" in text
     assert "new observed MUTAG GCN fold 2: 63.2 %" in text
@@ -46,5 +48,8 @@ def test_no_one_class_fold_says_so(tmp_path):
     out = tmp_path / "changes.md"
     changes.main(["--pair", str(tmp_path / "new"), str(tmp_path / "old"), "--rows",
                   "observed", "--out", str(out)])
-    assert out.read_text().startswith("1 of 1 units equal") and "one class: none." in \
-        out.read_text()
+    text = out.read_text()
+    assert text.startswith("# Units a stopping rule changed\n")
+    assert f"`python rule_changes.py --pair {tmp_path / 'new'} {tmp_path / 'old'} --rows " \
+        f"observed --out {out}`" in text
+    assert "\n1 of 1 units equal" in text and "one class: none." in text
