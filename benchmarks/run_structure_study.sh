@@ -809,6 +809,26 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # this one); IMDB units all unchanged; one-class test folds 5 under today's rule (4 on seeds
 # 10-14), 1 under this one (seed 10 fold 8, channel GIN, its kept epoch two-class on validation):
 # not held for that fold, held otherwise; structure_study_min_classes_skip_seed0/units_changed.md)
+# (the rule on sets it was not designed on, on another CPU: MUTAG seeds 15-19 (observed__p50,
+# branch_cos_top4__p50), then NCI1 seed 2 (observed, branch_cos_top4; the seed whose record has
+# the observed graph's GIN fold 9 at 51.1 %, 407 of 411 graphs in one class, though that unit
+# does not reproduce on today's code: 75.7 %, 177 epochs), GCN and GIN, each seed under today's
+# rule (EXTRA="--seed N --device cpu", OUT=benchmarks/results/structure_study_xeon_seedN, NCI1
+# into structure_study_nci1_now_xeon_seed2) and then under StepEarlyStopping(min_classes=2,
+# skip_few_classes=True) (EXTRA="--seed N --device cpu --fair-min-classes 2
+# --fair-skip-few-classes", OUT=benchmarks/results/structure_study_min_classes_skip_xeon_seedN,
+# NCI1 into structure_study_min_classes_skip_nci1_xeon_seed2), both rows each, on this Intel Xeon
+# (AVX512), two jobs, today's code: declared on 2026-12-04 at 20:07 (commit time) before they ran.
+# Why: whether to make the rule the study's protocol; so far it was judged on the AVX2 EPYC only,
+# on MUTAG and the IMDB datasets, where it left 988 of 1,000 units unchanged and 1 of 5 one-class
+# folds; NCI1 is where the observed graph's own early stops collapsed in the records. Stopped at
+# 22:05 whatever has finished. Expectation, if the rule is fit to be the protocol: under it no
+# test fold of either row on any finished set predicts one class; each of its cells is >= -0.5
+# and within 0.5 of today's rule on the same sets; most units are equal under both rules (test
+# accuracy, epochs, best epoch, predictions: the rule acts only on a fit with a one-class epoch),
+# and each changed unit is listed with both kept epochs' validation classes (rule_changes.py);
+# a set whose two rows have not both finished all ten folds of a backbone decides nothing for
+# that backbone)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
