@@ -68,6 +68,8 @@ def argv_of(record: dict) -> list[str]:
             argv += ["--fair-min-classes", str(record["min_classes"])]
         if record.get("skip_few_classes"):
             argv += ["--fair-skip-few-classes"]
+        if record.get("min_class_size") is not None:
+            argv += ["--fair-min-class-size", str(record["min_class_size"])]
         if record.get("inner_scoring") is not None:
             argv += ["--inner-scoring", record["inner_scoring"]]
     for item in (record.get("overrides") or "").split(","):

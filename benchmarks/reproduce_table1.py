@@ -143,7 +143,7 @@ CONFIG_KEYS = ("epochs", "n_folds", "seed", "max_graphs", "valid_frac", "inner_f
                "patience", "overrides", "lr_schedule", "node_features", "fair_betas",
                "fair_grid")
 OPTIONAL_KEYS = ("patience_steps", "fair_choices", "inner_scoring", "start_epoch",
-                 "min_classes", "skip_few_classes")
+                 "min_classes", "skip_few_classes", "min_class_size")
 """Config keys added after units were saved: part of a unit's key only when set,
 so older units (and their checkpoints' names) keep their keys."""
 
@@ -379,7 +379,8 @@ def fair_stopping(args, unit: dict) -> dict:
                              patience_steps=unit.get("patience_steps") or 0, threshold=0,
                              load_best=True, start_epoch=unit.get("start_epoch") or 1,
                              min_classes=unit.get("min_classes") or 1,
-                             skip_few_classes=bool(unit.get("skip_few_classes")))
+                             skip_few_classes=bool(unit.get("skip_few_classes")),
+                             min_class_size=unit.get("min_class_size") or 1)
     return dict(train_split=ValidSplit(args.valid_frac, stratified=True,
                                        random_state=args.seed),
                 callbacks=[("early_stopping", stop)])
@@ -441,6 +442,7 @@ def plan(args) -> list[dict]:
                         "start_epoch": args.fair_start_epoch,
                         "min_classes": args.fair_min_classes,
                         "skip_few_classes": True if args.fair_skip_few_classes else None,
+                        "min_class_size": args.fair_min_class_size,
                         "fair_betas": None if args.betas == BETAS
                         else ",".join(f"{b:g}" for b in args.betas),
                         "fair_grid": " ".join(args.grid) if args.grid else None,
@@ -550,6 +552,8 @@ def aggregate(records: list[dict], args, meta: dict) -> None:
                    if args.fair_start_epoch else "")
                 + (f", no epoch kept whose validation predictions hold fewer than "
                    f"{args.fair_min_classes} classes"
+                   + (f" of at least {args.fair_min_class_size} graphs each"
+                      if args.fair_min_class_size else "")
                    + (" (such epochs skipped, not counted as misses)"
                       if args.fair_skip_few_classes else "")
                    if args.fair_min_classes else "")
@@ -615,6 +619,10 @@ def parse(argv=None):
                         help="with --fair-min-classes: an epoch with too few classes after "
                              "the first kept one is skipped, not counted as a miss "
                              "(StepEarlyStopping's skip_few_classes=True)")
+    parser.add_argument("--fair-min-class-size", type=int, default=None,
+                        help="with --fair-min-classes: a class counts among an epoch's "
+                             "classes only when at least this many validation graphs are "
+                             "predicted in it (StepEarlyStopping's min_class_size)")
     parser.add_argument("--only-folds", type=int, nargs="+", default=None,
                         help="run only these outer folds (0-based) of the --folds split, "
                              "e.g. the units a change of the stopping rule can change; the "
@@ -686,6 +694,9 @@ def parse(argv=None):
         parser.error("--fair-min-classes must be >= 2 and needs --fair-patience")
     if args.fair_skip_few_classes and not args.fair_min_classes:
         parser.error("--fair-skip-few-classes needs --fair-min-classes")
+    if args.fair_min_class_size is not None and (
+            args.fair_min_class_size < 2 or not args.fair_min_classes):
+        parser.error("--fair-min-class-size must be >= 2 and needs --fair-min-classes")
     if args.only_folds is not None and not all(0 <= f < args.folds for f in args.only_folds):
         parser.error(f"--only-folds must be among 0 … {args.folds - 1}")
     args.overrides = ",".join(sorted(args.set)) if args.set else None

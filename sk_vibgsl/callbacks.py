@@ -80,6 +80,15 @@ class FiniteLossGuard(Callback):
             )
 
 
+def _epoch_class_counts(row) -> list[int] | None:
+    """The validation graphs an epoch put in each class: its batches'
+    ``valid_class_counts`` summed (``None`` for an epoch without them)."""
+    counts = [b["valid_class_counts"] for b in row["batches"] if "valid_class_counts" in b]
+    if not counts:
+        return None
+    return [int(sum(c[k] for c in counts)) for k in range(len(counts[0]))]
+
+
 class ValidClassCount(Callback):
     r"""Record ``valid_classes``: how many classes the epoch's validation predictions contain.
 
@@ -98,12 +107,9 @@ class ValidClassCount(Callback):
     """
 
     def on_epoch_end(self, net, **kwargs) -> None:
-        counts = [b["valid_class_counts"] for b in net.history[-1]["batches"]
-                  if "valid_class_counts" in b]
-        if not counts:
-            return
-        net.history.record("valid_classes", int(sum(
-            1 for k in range(len(counts[0])) if any(c[k] for c in counts))))
+        counts = _epoch_class_counts(net.history[-1])
+        if counts is not None:
+            net.history.record("valid_classes", sum(1 for n in counts if n > 0))
 
 
 class StepEarlyStopping(EarlyStopping):
@@ -137,8 +143,19 @@ class StepEarlyStopping(EarlyStopping):
     the majority class on every validation graph can have a lower
     cross-entropy than the later epochs that tell the classes apart (its
     probabilities already rank the graphs), and keeping it puts a whole test
-    fold in one class. With ``patience_steps=0``, ``start_epoch=1`` and
-    ``min_classes=1`` it stops exactly where
+    fold in one class. With ``min_class_size`` :math:`m > 1` a class counts
+    among an epoch's classes only when at least :math:`m` validation graphs are
+    predicted in it: the epoch qualifies when
+
+    .. math::
+        \bigl|\{k : \textstyle\sum_b c_{b,k} \ge m\}\bigr| \ge
+        \texttt{min\_classes},
+
+    with :math:`c_{b,k}` the validation batch :math:`b`'s count of graphs
+    predicted as class :math:`k` (``valid_class_counts``), so that a first
+    epoch that puts a single graph in the minority class (a model still at
+    the edge of its one-class phase) is not kept either. With
+    ``patience_steps=0``, ``start_epoch=1`` and ``min_classes=1`` it stops exactly where
     :class:`~skorch.callbacks.EarlyStopping` with the same ``patience`` and
     threshold does (skorch's default ``threshold`` is 1e-4, ours 0). An epoch improves when
     its score beats the best so far by more than ``threshold`` (a fraction
@@ -178,6 +195,11 @@ class StepEarlyStopping(EarlyStopping):
         the first kept one is skipped (neither kept nor counted as a miss)
         instead of counted as a miss. A fit that never leaves a one-class
         plateau then runs ``max_epochs``.
+    min_class_size : int, default=1
+        With ``min_classes > 1``: the fewest validation graphs a class must be
+        predicted for to count among the epoch's classes (1: any; 2: a class
+        predicted for a single graph does not count). Reads the validation
+        batches' ``valid_class_counts``.
     threshold_mode : {"rel", "abs"}, default="rel"
     lower_is_better : bool, default=True
     sink : callable, default=print
@@ -217,6 +239,7 @@ class StepEarlyStopping(EarlyStopping):
         start_epoch: int = 1,
         min_classes: int = 1,
         skip_few_classes: bool = False,
+        min_class_size: int = 1,
     ) -> None:
         super().__init__(
             monitor=monitor, patience=patience, threshold=threshold,
@@ -227,11 +250,12 @@ class StepEarlyStopping(EarlyStopping):
         self.start_epoch = start_epoch
         self.min_classes = min_classes
         self.skip_few_classes = skip_few_classes
+        self.min_class_size = min_class_size
         self.steps_since_best_ = 0
 
     def on_train_begin(self, net, **kwargs) -> None:
         for name, minimum in (("patience", 1), ("patience_steps", 0), ("start_epoch", 1),
-                              ("min_classes", 1)):
+                              ("min_classes", 1), ("min_class_size", 1)):
             value = getattr(self, name)
             if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
                     or value < minimum):
@@ -239,6 +263,10 @@ class StepEarlyStopping(EarlyStopping):
         if not isinstance(self.skip_few_classes, bool):
             raise ValueError(
                 f"skip_few_classes must be True or False, got {self.skip_few_classes!r}.")
+        if self.min_class_size > 1 and self.min_classes < 2:
+            raise ValueError(
+                f"min_class_size={self.min_class_size} needs min_classes >= 2 (it sets when "
+                f"a class counts among them), got min_classes={self.min_classes!r}.")
         super().on_train_begin(net, **kwargs)  # also checks threshold_mode
         self.steps_since_best_ = 0
 
@@ -252,6 +280,18 @@ class StepEarlyStopping(EarlyStopping):
         change = self.threshold * score if self.threshold_mode == "rel" else self.threshold
         return score - change if self.lower_is_better else score + change
 
+    def _classes(self, net) -> int:
+        """The classes of the epoch's validation predictions that count: those
+        predicted for at least ``min_class_size`` graphs."""
+        if self.min_class_size == 1:
+            return net.history[-1, "valid_classes"]
+        counts = _epoch_class_counts(net.history[-1])
+        if counts is None:
+            raise ValueError(
+                f"min_class_size={self.min_class_size} needs the validation batches' "
+                f"valid_class_counts, which epoch {net.history[-1, 'epoch']} lacks.")
+        return sum(1 for n in counts if n >= self.min_class_size)
+
     def on_epoch_end(self, net, **kwargs) -> None:
         if net.history[-1, "epoch"] < self.start_epoch:  # warm-up: neither best nor miss
             return
@@ -262,7 +302,7 @@ class StepEarlyStopping(EarlyStopping):
                     f"which epoch {net.history[-1, 'epoch']} lacks: give the estimator a "
                     "train_split (validation graphs) and keep its default valid_classes "
                     "callback.")
-            eligible = net.history[-1, "valid_classes"] >= self.min_classes
+            eligible = self._classes(net) >= self.min_classes
             if not eligible and (self.skip_few_classes or not self.best_epoch_):
                 return  # none kept yet (still warm-up), or skipped
         else:

@@ -371,8 +371,15 @@ def test_reproduce_table1_fair_min_classes_keeps_no_one_class_epoch(tmp_path, mo
     skip = rt.plan(rt.parse([*base, "--fair-min-classes", "2", "--fair-skip-few-classes"]))[0]
     assert skip["skip_few_classes"] is True and rt.unit_key(skip) != rt.unit_key(unit)
     assert unit["skip_few_classes"] is None
+    sized = rt.plan(rt.parse([*base, "--fair-min-classes", "2", "--fair-skip-few-classes",
+                              "--fair-min-class-size", "2"]))[0]
+    assert sized["min_class_size"] == 2 and unit["min_class_size"] is None
+    assert rt.unit_key(sized) != rt.unit_key(skip)
+    assert "min_class_size" not in repr(rt.unit_key(skip))
     for bad in (["--fair-min-classes", "1"], ["--fair-skip-few-classes"],
-                ["--fair-min-classes", "2", "--fair-patience", "0"]):
+                ["--fair-min-classes", "2", "--fair-patience", "0"],
+                ["--fair-min-class-size", "2"],
+                ["--fair-min-classes", "2", "--fair-min-class-size", "1"]):
         with pytest.raises(SystemExit):
             rt.parse([*base, *bad])
 

@@ -404,6 +404,83 @@ def test_skip_few_classes_neither_keeps_nor_counts_a_one_class_epoch():
     assert skipped.best_epoch_ == 9 and skipped.misses_ == 3
 
 
+class CountSchedule(Callback):
+    """Puts ``counts[epoch - 1]`` (graphs per class) in the epoch's first validation
+    batch and zeros in the others, and records the matching ``valid_classes``."""
+
+    def __init__(self, counts):
+        self.counts = counts
+
+    def on_epoch_end(self, net, **kwargs):
+        counts = self.counts[len(net.history) - 1]
+        batches = [b for b in net.history[-1]["batches"] if "valid_class_counts" in b]
+        for i, batch in enumerate(batches):
+            batch["valid_class_counts"] = list(counts) if i == 0 else [0] * len(counts)
+        net.history.record("valid_classes", sum(1 for n in counts if n > 0))
+
+
+def stopped_with_counts(stopper, scores, counts, max_epochs=40):
+    X, y = make_graphs(24)
+    clf = VIBGSLClassifier(max_epochs=max_epochs, batch_size=4, random_state=0,
+                           train_split=ValidSplit(0.25, stratified=True, random_state=0),
+                           callbacks=[("schedule", ScoreSchedule(scores)),
+                                      ("counts", CountSchedule(counts)), ("stop", stopper)])
+    clf.fit(X, y)
+    return clf
+
+
+def test_epoch_class_counts_sums_the_validation_batches():
+    from sk_vibgsl.callbacks import _epoch_class_counts
+    row = {"batches": [{"train_loss": 1.0}, {"valid_class_counts": [1, 3]},
+                       {"valid_class_counts": [0, 2]}]}
+    assert _epoch_class_counts(row) == [1, 5]
+    assert _epoch_class_counts({"batches": [{"train_loss": 1.0}]}) is None
+
+
+# one-class epochs 1-3, then epoch 4 puts a single graph in the minority class and
+# scores lowest; from epoch 5 on the classes part with two or more graphs each
+EDGE_SCORES = [5.0, 4.0, 3.0, 1.0, 2.0, 1.5, 1.8] + [3.5] * 60
+EDGE_COUNTS = [(0, 6)] * 3 + [(1, 5)] + [(3, 3)] * 63
+
+
+@pytest.mark.parametrize(("min_class_size", "best"), [
+    (1, 4),   # a single minority graph counts: epoch 4 is kept
+    (2, 6),   # it does not: epoch 4 is warm-up, the best after it is epoch 6
+])
+def test_min_class_size_counts_a_class_only_with_enough_graphs(min_class_size, best):
+    stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                load_best=False, min_classes=2, skip_few_classes=True,
+                                min_class_size=min_class_size)
+    clf = stopped_with_counts(stopper, EDGE_SCORES, EDGE_COUNTS)
+    assert stopper.best_epoch_ == best and len(clf.history) == best + 3
+    assert clf.history[best - 1, "valid_classes"] == 2
+
+
+def test_min_class_size_two_is_min_classes_alone_when_every_class_has_two():
+    # with at least two graphs in each predicted class, the size changes nothing
+    counts = [(0, 6)] * 3 + [(2, 4)] * 64
+    stops = []
+    for size in (1, 2):
+        stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0,
+                                    load_best=False, min_classes=2, min_class_size=size)
+        stops.append((len(stopped_with_counts(stopper, EDGE_SCORES, counts).history),
+                      stopper.best_epoch_))
+    assert stops[0] == stops[1] == (7, 4)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"min_classes": 2, "min_class_size": 0}, "min_class_size must be an int >= 1"),
+    ({"min_classes": 2, "min_class_size": 1.5}, "min_class_size must be an int >= 1"),
+    ({"min_class_size": 2}, "min_class_size=2 needs min_classes >= 2"),
+])
+def test_step_early_stopping_rejects_a_bad_min_class_size(kwargs, match):
+    X, y = make_graphs(24)
+    clf = VIBGSLClassifier(max_epochs=2, batch_size=8, random_state=0, train_split=last_eight,
+                           callbacks=[("stop", StepEarlyStopping(**kwargs))])
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, y)
+
+
 def test_min_classes_restores_the_kept_epochs_weights():
     X, y = make_graphs(24)
     snapshots = {}

@@ -35,6 +35,9 @@ def threads():
      "--inner-scoring", "neg_log_loss"],
     ["--protocols", "fair", "--betas", "1e-3", "--inner-folds", "1", "--fair-patience", "1",
      "--fair-start-epoch", "2", "--learners", "N/A"],
+    ["--protocols", "fair", "--betas", "1e-3", "--inner-folds", "1", "--fair-patience", "1",
+     "--fair-min-classes", "2", "--fair-skip-few-classes", "--fair-min-class-size", "2",
+     "--learners", "N/A"],
 ])
 def test_a_record_is_rebuilt_rerun_and_found_equal(tmp_path, threads, capsys, extra):
     """The unit rebuilt from a record has the record's key, re-runs to the same values
