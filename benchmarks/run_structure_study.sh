@@ -837,6 +837,22 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # kept epoch 29 the first that predicted two classes on validation, 12 of 17 right). Why: how
 # often a one-class test fold is left under the rule, over more sets than the rule's designers
 # saw. Stopped at 22:05 whatever has finished. Expectation as for seeds 15-19)
+# (then, after seeds 20-29, StepEarlyStopping(min_classes=2, skip_few_classes=True,
+# min_class_size=2) (EXTRA="--seed N --device cpu --fair-min-classes 2 --fair-skip-few-classes
+# --fair-min-class-size 2", OUT=benchmarks/results/structure_study_min_class_size_xeon_seedN) on
+# MUTAG seeds 17, then 15, 16, 18-29, then NCI1 seed 2 (into
+# structure_study_min_class_size_nci1_xeon_seed2), both rows, same CPU, two jobs: declared on
+# 2026-12-04 at 20:54 (commit time) before they ran, before the new size was run on any fold. Why:
+# the channel's GIN seed 17 fold 7 kept epoch 29 under both rules, the first epoch to leave the
+# one-class phase, which put 1 of its 17 validation graphs in the minority class (then 4 of 17
+# from epoch 30); a class predicted for one graph is designed here not to count, so the rule is
+# designed from that fold's validation history alone (its test predictions under the new rule
+# unseen when declared). Stopped at 22:05 whatever has finished. Expectation, if the size removes
+# the edge case without cost: no test fold of either row predicts one class on any finished set;
+# each cell is >= -0.5 and within 0.5 of skip_few_classes on the same sets; units change only
+# where a kept or skipped epoch put a single graph in a class, each listed (rule_changes.py
+# against the skip_few_classes sets); NCI1's units, whose validation folds hold 411 graphs, are
+# all equal to skip_few_classes')
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
