@@ -352,14 +352,20 @@ class ClassSchedule(Callback):
         net.history.record("valid_classes", self.classes[len(net.history) - 1])
 
 
-def stopped_with_classes(stopper, scores, classes, max_epochs=40):
+def stopped_with(stopper, scores, classes, batch_size=8, max_epochs=40):
+    """A fit whose epochs score ``scores`` and whose validation classes a ``classes``
+    callback sets, stopped by ``stopper``."""
     X, y = make_graphs(24)
-    clf = VIBGSLClassifier(max_epochs=max_epochs, batch_size=8, random_state=0,
+    clf = VIBGSLClassifier(max_epochs=max_epochs, batch_size=batch_size, random_state=0,
                            train_split=ValidSplit(0.25, stratified=True, random_state=0),
                            callbacks=[("schedule", ScoreSchedule(scores)),
-                                      ("classes", ClassSchedule(classes)), ("stop", stopper)])
+                                      ("classes", classes), ("stop", stopper)])
     clf.fit(X, y)
     return clf
+
+
+def stopped_with_classes(stopper, scores, classes, max_epochs=40):
+    return stopped_with(stopper, scores, ClassSchedule(classes), max_epochs=max_epochs)
 
 
 # the score falls through four one-class epochs, then the classes part
@@ -419,14 +425,9 @@ class CountSchedule(Callback):
         net.history.record("valid_classes", sum(1 for n in counts if n > 0))
 
 
-def stopped_with_counts(stopper, scores, counts, max_epochs=40):
-    X, y = make_graphs(24)
-    clf = VIBGSLClassifier(max_epochs=max_epochs, batch_size=4, random_state=0,
-                           train_split=ValidSplit(0.25, stratified=True, random_state=0),
-                           callbacks=[("schedule", ScoreSchedule(scores)),
-                                      ("counts", CountSchedule(counts)), ("stop", stopper)])
-    clf.fit(X, y)
-    return clf
+def stopped_with_counts(stopper, scores, counts):
+    # batches of 4: the 6 validation graphs come in two batches
+    return stopped_with(stopper, scores, CountSchedule(counts), batch_size=4)
 
 
 def test_epoch_class_counts_sums_the_validation_batches():
