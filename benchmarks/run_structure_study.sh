@@ -7,8 +7,8 @@
 # 3-fold cross-validation on the training fold). Each row is one setting of the structure options (--set);
 # "observed" is the same backbone on the observed graph (structure_mix=1).
 # Resumable: finished units are skipped.
-# Stopping rule: declared runs from 2026-12-04 (after the runs declared at 20:07, 20:23 and 20:54 that day)
-# pass EXTRA="... --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2": no fit
+# Stopping rule: declared runs from 2026-12-04 (after the runs declared at 20:07, 20:23 and
+# 20:54 that day) pass EXTRA="... --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2": no fit
 # keeps an epoch whose validation predictions put fewer than two graphs in either class (over
 # 1,640 re-run units it changed 17 under skip_few_classes, each a rescued one-class test fold or
 # the same result a few epochs later; docs/user_guide/structure.md, the last section). The
