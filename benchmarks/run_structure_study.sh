@@ -8,12 +8,12 @@
 # "observed" is the same backbone on the observed graph (structure_mix=1).
 # Resumable: finished units are skipped.
 # Stopping rule: declared runs from 2026-12-04 (after the runs declared at 20:07, 20:23 and
-# 20:54 that day) pass EXTRA="... --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2": no fit
-# keeps an epoch whose validation predictions put fewer than two graphs in either class (over
-# 1,640 re-run units it changed 17 under skip_few_classes, each a rescued one-class test fold or
-# the same result a few epochs later; docs/user_guide/structure.md, the last section). The
-# script's own default stays the rule of every earlier record, so that those sets resume and
-# reproduce as recorded.
+# 20:54 that day) pass EXTRA="... --fair-min-classes 2 --fair-skip-few-classes
+# --fair-min-class-size 2": no fit keeps an epoch whose validation predictions put fewer than
+# two graphs in either class (over 1,640 re-run units it changed 17 under skip_few_classes,
+# each a rescued one-class test fold or the same result a few epochs later;
+# docs/user_guide/structure.md, the last section). The script's own default stays the rule of
+# every earlier record, so that those sets resume and reproduce as recorded.
 #
 #   bash benchmarks/run_structure_study.sh [DATASET ...]
 #   ONLY="observed paper cosine_top4" EXTRA="--max-graphs 1000" \
