@@ -199,11 +199,11 @@ class WeightSnapshots(Callback):
 def test_step_early_stopping_restores_the_best_epochs_weights():
     X, y = make_graphs(24)
     snapshots = {}
-    Snapshot = lambda: WeightSnapshots(snapshots)  # noqa: E731
 
     stopper = StepEarlyStopping(monitor="score", patience=2, patience_steps=6)
     clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0, callbacks=[
-        ("snapshot", Snapshot()), ("schedule", ScoreSchedule(SCORES)), ("stop", stopper)])
+        ("snapshot", WeightSnapshots(snapshots)), ("schedule", ScoreSchedule(SCORES)),
+        ("stop", stopper)])
     clf.fit(X, y)
     assert len(clf.history) == 5 and stopper.best_epoch_ == 3
     restored = clf.module_.state_dict()
@@ -485,12 +485,11 @@ def test_step_early_stopping_rejects_a_bad_min_class_size(kwargs, match):
 def test_min_classes_restores_the_kept_epochs_weights():
     X, y = make_graphs(24)
     snapshots = {}
-    Snapshot = lambda: WeightSnapshots(snapshots)  # noqa: E731
 
     stopper = StepEarlyStopping(monitor="score", patience=3, patience_steps=0, min_classes=2)
     clf = VIBGSLClassifier(max_epochs=40, batch_size=8, random_state=0,
                            train_split=ValidSplit(0.25, stratified=True, random_state=0),
-                           callbacks=[("snapshot", Snapshot()),
+                           callbacks=[("snapshot", WeightSnapshots(snapshots)),
                                       ("schedule", ScoreSchedule(FALLING)),
                                       ("classes", ClassSchedule(PARTING)), ("stop", stopper)])
     clf.fit(X, y)
