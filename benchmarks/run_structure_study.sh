@@ -877,6 +877,21 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # minority class; the observed graph's GIN seed 15 fold 5); cells GCN +1.45, GIN +1.66, as under
 # skip_few_classes; NCI1 40 of 40 equal: held; structure_study_min_class_size_xeon_seed15/
 # units_changed.md and units_changed_against_today.md)
+# (under the study's rule of 20:54, EXTRA="--seed N --device cpu --fair-min-classes 2
+# --fair-skip-few-classes --fair-min-class-size 2", OUT=benchmarks/results/
+# structure_study_epyc512_seedN, on an AMD EPYC whose torch reports AVX512 (neither the AVX2 EPYC
+# nor the Intel Xeon of the records), two jobs, today's code: MUTAG seeds 30-34 (observed__p50,
+# branch_cos_top4__p50), IMDB-MULTI then IMDB-BINARY seeds 10-14 (observed, branch_cos_top4),
+# then MUTAG seeds 35-44, then IMDB-MULTI and IMDB-BINARY seeds 15-19, GCN and GIN: declared on
+# 2026-12-05 at 00:33 (commit time) before they ran; no set of these seeds was run before on any
+# CPU. Why: the rule was adopted on MUTAG and NCI1 sets on the Xeon; goals 1 and 3 are to hold on
+# sets and a CPU nobody chose anything on, and goal 1's GIN cells are at the edge on IMDB-BINARY
+# (-0.48 over ten sets) and IMDB-MULTI (-0.28). Stopped at 02:05 whatever has finished.
+# Expectation, if goals 1 and 3 hold: no test fold of either row on any finished set predicts
+# one class; each cell (dataset, backbone) over the finished new sets is >= -0.5, and over them
+# with the recorded ten (IMDB seeds 0-9) stays >= -0.5; MUTAG GIN over the new sets >= +1.0;
+# each set reported with its folds won-lost; a set whose two rows have not both finished all ten
+# folds of a backbone decides nothing for that backbone)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
