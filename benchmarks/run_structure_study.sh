@@ -891,7 +891,18 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # one class; each cell (dataset, backbone) over the finished new sets is >= -0.5, and over them
 # with the recorded ten (IMDB seeds 0-9) stays >= -0.5; MUTAG GIN over the new sets >= +1.0;
 # each set reported with its folds won-lost; a set whose two rows have not both finished all ten
-# folds of a backbone decides nothing for that backbone)
+# folds of a backbone decides nothing for that backbone; ran 00:33 until that session ended
+# before 02:05, in a worktree the next session did not get: nothing finished was copied or
+# recorded, so these sets decide nothing. Seen while it ran, not saved and not counted: MUTAG
+# seeds 30-34 GCN +1.08 (16-23-11), GIN +1.47 (20-18-12), one one-class test fold, the observed
+# graph's GCN (fold and seed not noted), none of the channel's)
+# (the same runs again, same rule, EXTRA, OUT, order and code, on an AMD EPYC whose torch reports
+# AVX512 (the CPU kind of the lost runs), two jobs: declared on 2026-12-05 at 11:38 (commit time)
+# before they ran; the lost runs' MUTAG seeds 30-34 and IMDB-MULTI seed 10 had been seen, as
+# above, none of the other sets. Why: as for the lost runs. Stopped at 13:35 whatever has
+# finished, each set committed as it finishes. Expectation: as for the lost runs;
+# and MUTAG seeds 30-34 reproduce the figures seen (GCN +1.08, GIN +1.47, the observed graph's
+# GCN with one one-class fold) if this CPU computes as that one did)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
