@@ -902,7 +902,15 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # above, none of the other sets. Why: as for the lost runs. Stopped at 13:35 whatever has
 # finished, each set committed as it finishes. Expectation: as for the lost runs;
 # and MUTAG seeds 30-34 reproduce the figures seen (GCN +1.08, GIN +1.47, the observed graph's
-# GCN with one one-class fold) if this CPU computes as that one did)
+# GCN with one one-class fold) if this CPU computes as that one did;
+# ran 11:38-12:30, every declared set finished; seeds 30-34 committed then, the rest at 21:05 by
+# the next session, unchanged (results/structure_study_
+# epyc512_seed{30..44,10..19}, summary in .../seed30/sets.md). Held: MUTAG seeds 30-34 reproduced
+# the seen figures (GCN +1.08, GIN +1.47); each cell >= -0.5 over the new sets (MUTAG GCN +0.75,
+# GIN +1.66; IMDB-B GCN -0.00, GIN -0.41; IMDB-M GCN -0.19, GIN +0.12) and with the recorded ten
+# (IMDB-B GCN +0.03, GIN -0.45; IMDB-M GCN -0.03, GIN -0.08); MUTAG GIN >= +1.0. Did not hold:
+# one test fold of the yardstick predicted one class (observed__p50 GCN, seed 33, fold 4, 68.4 %),
+# none of the channel's)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
