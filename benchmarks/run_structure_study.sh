@@ -911,6 +911,17 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (IMDB-B GCN +0.03, GIN -0.45; IMDB-M GCN -0.03, GIN -0.08); MUTAG GIN >= +1.0. Did not hold:
 # one test fold of the yardstick predicted one class (observed__p50 GCN, seed 33, fold 4, 68.4 %),
 # none of the channel's)
+# (NCI1, seeds 10-14, observed then branch_cos_top4, GCN and GIN, under the study's rule
+# (EXTRA="--seed N --device cpu --fair-min-classes 2 --fair-skip-few-classes
+# --fair-min-class-size 2"), OUT=benchmarks/results/structure_study_nci1_rule_xeon_seedN, on an
+# Intel Xeon whose torch reports AVX512, two jobs, today's code: declared on 2026-12-05 at 21:44
+# (commit time) before they ran; no set of these seeds ran before on any CPU. Why: NCI1's cells
+# (GCN +3.76, GIN +2.33 over ten sets) and its goal-3 record were run under the old rule, apart
+# from seed 2; goal 2 counts NCI1 for GIN, and the rule is to hold on a dataset with 411
+# validation graphs a fit. Stopped at 23:20 whatever has finished, each set committed as it
+# finishes. Expectation: no test fold of either row predicts one class; GCN and GIN each >= +1.0
+# over the finished new sets and each set >= -0.5; a set whose two rows have not both finished
+# all ten folds of a backbone decides nothing for that backbone)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
