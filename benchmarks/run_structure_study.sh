@@ -921,7 +921,12 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # validation graphs a fit. Stopped at 23:20 whatever has finished, each set committed as it
 # finishes. Expectation: no test fold of either row predicts one class; GCN and GIN each >= +1.0
 # over the finished new sets and each set >= -0.5; a set whose two rows have not both finished
-# all ten folds of a backbone decides nothing for that backbone)
+# all ten folds of a backbone decides nothing for that backbone;
+# seeds 10-13 finished before 23:20 (committed 22:14-23:08); seed 14 started about 23:09 and
+# finished at 23:31, after the stop, so it is shown apart and decides nothing. Held on seeds
+# 10-13: no one-class test fold of either row; GCN +3.72, GIN +2.20 over the four sets, the
+# lowest set +1.31 (GIN, seed 10); with the earlier ten sets GCN +3.75, GIN +2.48 (summary in
+# results/structure_study_nci1_rule_xeon_seed10/sets.md). Seed 14: GCN +5.16, GIN +1.12)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
