@@ -927,6 +927,19 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # 10-13: no one-class test fold of either row; GCN +3.72, GIN +2.20 over the four sets, the
 # lowest set +1.31 (GIN, seed 10); with the earlier ten sets GCN +3.75, GIN +2.48 (summary in
 # results/structure_study_nci1_rule_xeon_seed10/sets.md). Seed 14: GCN +5.16, GIN +1.12)
+# (COLLAB, seed 10, observed then branch_cos_top4, GIN first then GCN (one backbone per
+# invocation, EXTRA="--seed 10 --backbones gin --device cpu --fair-min-classes 2
+# --fair-skip-few-classes --fair-min-class-size 2", then the same with gcn), under the study's
+# rule, OUT=benchmarks/results/structure_study_collab_rule_xeon_seed10, on an Intel Xeon whose
+# torch reports AVX512, two jobs, today's code: declared on 2026-12-06 at the commit time of this
+# line, before it ran; no COLLAB set of seed 10 ran before on any CPU. Why: COLLAB's cells
+# (GIN -0.20 over ten sets, goal 1's edge with IMDB-BINARY) and its goal-3 record were all run
+# under the old rule; the rule is to hold on a dataset of 5,000 dense ego-networks. Stopped at
+# 06:45 whatever has finished, each backbone committed as it finishes. Expectation: no test fold
+# of either row predicts one class; GIN's set >= -0.5 is NOT expected of one set (COLLAB's GIN
+# sets ranged -1.18 ... +0.90), so each backbone is reported with its recorded sets, GIN's ten
+# staying >= -0.5 with it;
+# a backbone whose two rows have not both finished all ten folds decides nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
