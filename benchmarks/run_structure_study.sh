@@ -939,7 +939,22 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # of either row predicts one class; GIN's set >= -0.5 is NOT expected of one set (COLLAB's GIN
 # sets ranged -1.18 ... +0.90), so each backbone is reported with its recorded sets, GIN's ten
 # staying >= -0.5 with it;
-# a backbone whose two rows have not both finished all ten folds decides nothing)
+# a backbone whose two rows have not both finished all ten folds decides nothing. Outcome: it
+# decides nothing. The run went in a git worktree outside the checkout, which did not survive
+# the session; GIN's observed row had finished, its channel row had not, no figure of either was
+# written down, and nothing was recovered. Lesson: run declared sets inside the checkout)
+# (COLLAB, seed 11, GIN only, observed then branch_cos_top4, EXTRA="--seed 11 --backbones gin
+# --device cpu --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2",
+# ONLY="observed branch_cos_top4" DATA_HOME=../shared/datasets N_JOBS=2,
+# OUT=benchmarks/results/structure_study_collab_rule_epyc512_seed11, on an AMD EPYC whose torch
+# reports AVX512, two jobs, today's code, run inside the checkout: declared on 2026-12-06 at the
+# commit time of this line, before it ran; no COLLAB set of seed 11 ran before on any CPU. Why:
+# the seed-10 run above decided nothing, and COLLAB with GIN is goal 1's thinnest cell (-0.20 over
+# ten sets) and was never run under the rule. GIN only: both backbones do not fit in the session.
+# Stopped at 15:35 whatever has finished. Expectation: no test fold of either row predicts one
+# class; one set's GIN mean >= -0.5 is NOT expected (COLLAB's GIN sets ranged -1.18 ... +0.90), so
+# it is reported with the ten recorded sets, their eleven-set mean expected to stay >= -0.5;
+# unfinished rows decide nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
