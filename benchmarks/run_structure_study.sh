@@ -958,6 +958,18 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # 79.5, +0.18 (5-0-5), no one-class test fold of either row; eleven sets -0.16 (ten -0.20). A GCN
 # set of seed 11 was declared at 15:21 and withdrawn before any GCN fold ran (session ending);
 # record in results/structure_study_collab_rule_epyc512_seed11/README.md)
+# (COLLAB, seed 11, GCN only, observed then branch_cos_top4, EXTRA="--seed 11 --backbones gcn
+# --device cpu --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2",
+# ONLY="observed branch_cos_top4" DATA_HOME=../shared/datasets N_JOBS=2,
+# OUT=benchmarks/results/structure_study_collab_rule_epyc512_seed11_gcn, on an AMD EPYC whose
+# torch reports AVX512, two jobs, today's code, run inside the checkout: declared on 2026-12-07
+# at the commit time of this line, before it ran; no COLLAB GCN set of seed 11 ran before on any
+# CPU (the one declared on 2026-12-06 was withdrawn before any fold ran). Why: COLLAB with GCN
+# was never run under the study's rule (goal 3's gap there), and its cell is five sets
+# (+0.08, 25-3-22). Stopped at 03:30 whatever has finished. Expectation: no test fold of either
+# row predicts one class; one set's GCN mean >= -0.5 is NOT expected of one set (COLLAB's GCN
+# sets ranged -0.16 ... +0.26), so it is reported with the five recorded sets, their six-set
+# mean expected to stay >= -0.5; unfinished rows decide nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
