@@ -970,6 +970,18 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # row predicts one class; one set's GCN mean >= -0.5 is NOT expected of one set (COLLAB's GCN
 # sets ranged -0.16 ... +0.26), so it is reported with the five recorded sets, their six-set
 # mean expected to stay >= -0.5; unfinished rows decide nothing)
+# (REDDIT-BINARY, seed 11, GCN only, observed then branch_cos_top4, EXTRA="--seed 11 --backbones
+# gcn --device cpu --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2",
+# ONLY="observed branch_cos_top4" DATA_HOME=../shared/datasets N_JOBS=2,
+# OUT=benchmarks/results/structure_study_reddit_rule_epyc512_seed11_gcn, on an AMD EPYC whose
+# torch reports AVX512, two jobs, today's code, run inside the checkout, started when the COLLAB
+# GCN set above has finished: declared on 2026-12-07 at the commit time of this line, before it
+# ran; no REDDIT-BINARY set of seed 11 ran before on any CPU (seeds 0-4 only). Why: REDDIT-BINARY
+# was never run under the study's rule (goal 3's gap there); GCN, the default backbone, because
+# GIN's channel does not fit in the session. Stopped at 04:00 whatever has finished.
+# Expectation: no test fold of either row predicts one class; one set's mean >= -0.5 is NOT
+# expected (the five recorded GCN sets ranged -0.60 ... +7.80), so it is reported with them,
+# their six-set mean expected to stay >= +1.0 (recorded +3.54); unfinished rows decide nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
