@@ -984,7 +984,10 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # GIN's channel does not fit in the session. Stopped at 04:00 whatever has finished.
 # Expectation: no test fold of either row predicts one class; one set's mean >= -0.5 is NOT
 # expected (the five recorded GCN sets ranged -0.60 ... +7.80), so it is reported with them,
-# their six-set mean expected to stay >= +1.0 (recorded +3.54); unfinished rows decide nothing)
+# their six-set mean expected to stay >= +1.0 (recorded +3.54); unfinished rows decide nothing.
+# Outcome, 02:02-03:33: expectation HELD. Observed 75.5, channel 83.4, +7.95 (9-0-1), no
+# one-class test fold of either row; six sets +4.28 (five +3.54); record in
+# results/structure_study_reddit_rule_epyc512_seed11_gcn/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
