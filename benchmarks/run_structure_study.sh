@@ -988,6 +988,20 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # Outcome, 02:02-03:33: expectation HELD. Observed 75.5, channel 83.4, +7.95 (9-0-1), no
 # one-class test fold of either row; six sets +4.28 (five +3.54); record in
 # results/structure_study_reddit_rule_epyc512_seed11_gcn/README.md)
+# (REDDIT-BINARY, seed 11, GIN only, observed then branch_cos_top4, EXTRA="--seed 11 --backbones
+# gin --device cpu --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2",
+# ONLY="observed branch_cos_top4" DATA_HOME=../shared/datasets N_JOBS=2,
+# OUT=benchmarks/results/structure_study_reddit_rule_epyc512_seed11_gin, on the AMD EPYC whose
+# torch reports AVX512, two jobs, today's code, run inside the checkout, started when CI on a
+# clean clone of the GCN set's outcome commit has finished: declared on 2026-12-07 at the commit
+# time of this line, before it ran; no REDDIT-BINARY GIN set of seed 11 ran before on any CPU.
+# Why: REDDIT-BINARY with GIN is the one dataset and backbone never run under the study's rule
+# (goal 3); the GIN channel's ten folds took 11,572 s of unit time on an Intel Xeon (seed 3), so
+# it may just fit. Stopped at 10:15 whatever has finished; finished units stay in OUT and a later
+# session may finish the set with the same command on this CPU kind, saying so. Expectation: no
+# test fold of either row predicts one class; this set's mean >= -0.5 (the four recorded GIN sets
+# ranged +2.75 ... +9.55) and the five-set mean >= +1.0 (recorded +6.65); unfinished rows decide
+# nothing)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
