@@ -1002,6 +1002,10 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # test fold of either row predicts one class; this set's mean >= -0.5 (the four recorded GIN sets
 # ranged +2.75 ... +9.55) and the five-set mean >= +1.0 (recorded +6.65); unfinished rows decide
 # nothing)
+# (Amendment, 2026-12-07 before it ran: the session that declared the set ended before it could
+# start, so no unit of it ran. It starts at the commit time of this line, in a new session, on
+# the same CPU kind (AMD EPYC, torch reports AVX512), with the same command and expectation;
+# the stop moves to 14:35 of the same day, whatever has finished)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
