@@ -1006,6 +1006,9 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # start, so no unit of it ran. It starts at the commit time of this line, in a new session, on
 # the same CPU kind (AMD EPYC, torch reports AVX512), with the same command and expectation;
 # the stop moves to 14:35 of the same day, whatever has finished)
+# Outcome, 12:00-13:43: expectation HELD. Observed 81.8, channel 86.7, +4.85 (8-1-1), no
+# one-class test fold of either row; five GIN sets +6.29 (four +6.65); record in
+# results/structure_study_reddit_rule_epyc512_seed11_gin/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
