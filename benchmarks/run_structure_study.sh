@@ -1009,6 +1009,20 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # Outcome, 12:00-13:43: expectation HELD. Observed 81.8, channel 86.7, +4.85 (8-1-1), no
 # one-class test fold of either row; five GIN sets +6.29 (four +6.65); record in
 # results/structure_study_reddit_rule_epyc512_seed11_gin/README.md)
+# (COLLAB, seed 12, GIN then GCN, observed then branch_cos_top4, EXTRA="--seed 12 --backbones
+# gin --device cpu --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2" with
+# OUT=benchmarks/results/structure_study_collab_rule_xeon_seed12_gin, then the same with
+# "--backbones gcn" and OUT=benchmarks/results/structure_study_collab_rule_xeon_seed12_gcn;
+# ONLY="observed branch_cos_top4" DATA_HOME=../shared/datasets N_JOBS=2, on an Intel Xeon whose
+# torch reports AVX512, two jobs, today's code, run inside the checkout: declared on 2026-12-07
+# at the commit time of this line, before it ran; no COLLAB set of seed 12 ran before on any CPU.
+# Why: goal 3 under the rule rests on one COLLAB set per backbone (seed 11, AVX512 EPYC), and
+# COLLAB with GIN is one of goal 1's two edge cells (-0.16 over eleven sets). Stopped at 17:40
+# whatever has finished; unfinished rows decide nothing. Expectation: no test fold of either row
+# predicts one class, for either backbone; one set's mean >= -0.5 is NOT expected (COLLAB's GIN
+# sets ranged below it), so each is reported with the recorded sets, the GIN twelve-set mean
+# expected to stay >= -0.5 (recorded -0.16 over eleven) and the GCN seven-set mean >= -0.5
+# (recorded +0.12 over six))
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
