@@ -1022,7 +1022,11 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # predicts one class, for either backbone; one set's mean >= -0.5 is NOT expected (COLLAB's GIN
 # sets ranged below it), so each is reported with the recorded sets, the GIN twelve-set mean
 # expected to stay >= -0.5 (recorded -0.16 over eleven) and the GCN seven-set mean >= -0.5
-# (recorded +0.12 over six))
+# (recorded +0.12 over six)
+# Outcome, 15:51-17:33: expectation HELD. GIN observed 78.4, channel 78.8, +0.48 (5-0-5),
+# twelve sets -0.11; GCN observed 79.0, channel 79.3, +0.38 (6-1-3), seven sets +0.16; no
+# one-class test fold of either row; records in
+# results/structure_study_collab_rule_xeon_seed12_gin/README.md and _gcn/README.md)
 # (IMDB-BINARY then IMDB-MULTI, seeds 20-29, both backbones, observed then branch_cos_top4:
 # for D in IMDB-BINARY IMDB-MULTI; do for N in 20 ... 29; do DATA_HOME=../shared/datasets
 # N_JOBS=2 ONLY="observed branch_cos_top4" EXTRA="--seed $N --device cpu --fair-min-classes 2
@@ -1035,7 +1039,12 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # cell (-0.45 over twenty sets, 0.05 inside the bar). Stopped at 18:00 whatever has finished;
 # unfinished sets decide nothing. Expectation: no test fold of either row predicts one class; each
 # IMDB cell's mean over its thirty sets (the twenty recorded and these ten) stays >= -0.5, which
-# for IMDB-BINARY with GIN is NOT assured (these ten must average >= -0.60 to keep it))
+# for IMDB-BINARY with GIN is NOT assured (these ten must average >= -0.60 to keep it)
+# Outcome, 17:33-18:01: expectation HELD on what finished before the stop: IMDB-BINARY
+# seeds 20-29 (GCN -0.28, GIN +0.07; thirty sets -0.07 / -0.27) and IMDB-MULTI seeds 20-21
+# (twenty-two sets -0.03 / -0.04), no one-class test fold of either row; IMDB-MULTI seed 22
+# finished at 18:01, after the stop, and decides nothing; seeds 23-29 did not run; summary in
+# results/structure_study_imdb_rule_xeon_seed20/sets.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
