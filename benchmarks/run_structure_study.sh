@@ -1066,6 +1066,11 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # time on the AVX512 EPYC, so the channel's ten folds are estimated to end near 22:15. The stop
 # moves to 22:30 for the REDDIT-BINARY set; IMDB-MULTI seeds 23-29 are withdrawn, as they cannot
 # run before it; command and expectation unchanged)
+# Outcome, 20:07-21:40: expectation HELD: REDDIT-BINARY GCN seed 12 +2.20 (observed 78.8,
+# channel 81.0; 5-0-5), no test fold of either row predicts one class; seven-set mean +3.98
+# (47-2-21); the channel's four fits of more than 120 epochs gain +9.63, its six shorter ones
+# lose -2.75; IMDB-MULTI seeds 23-29 did not run (withdrawn); record in
+# results/structure_study_reddit_rule_xeon_seed12_gcn/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
