@@ -47,17 +47,17 @@ PAPER_PARAMS: dict = {
 #: keeps its 4 best-scoring partners (``structure_k=4``), so the learned
 #: graph is sparse (0.07–0.59 of the node pairs on the six TU datasets)
 #: instead of complete. Under the fair protocol (β = 1e-3, paired with the
-#: same backbone on the observed graph) with GCN it was never more than 0.5
-#: points below the observed graph on MUTAG, IMDB-BINARY, IMDB-MULTI, NCI1,
-#: COLLAB and REDDIT-BINARY (+0.91 over ten sets of ten folds [+0.16 over ten sets
-#: on an AVX2 AMD EPYC], +0.06 / +0.13 over ten,
-#: +3.76 over ten, +0.08 over five, +3.54 over five; NCI1's gain is the second GCN's
-#: capacity, level with a control whose two GCNs both see the observed
-#: graph; REDDIT-BINARY's seed-0 +5.0 mostly is not: +4.8 against that control);
-#: with GIN it gained +1.98 on MUTAG, +2.59 on NCI1 and +6.65 on REDDIT-BINARY (ten,
-#: ten and four sets) and lost a little on IMDB-BINARY and IMDB-MULTI (−0.48 and
-#: −0.28 over ten sets; −0.03 and −0.40 over ten on the AVX2 EPYC) and on
-#: COLLAB (−0.51 over five sets of folds, −0.20 over ten; −0.34 over five when
+#: same backbone on the observed graph, sets of ten outer folds) with GCN it
+#: was never more than 0.5 points below the observed graph on MUTAG,
+#: IMDB-BINARY, IMDB-MULTI, NCI1, COLLAB and REDDIT-BINARY (+0.91 over ten
+#: sets, −0.07 over thirty, −0.03 over twenty-two, +3.76 over ten, +0.16 over
+#: seven, +3.98 over seven; NCI1's gain is the second GCN's capacity, level
+#: with a control whose two GCNs both see the observed graph; REDDIT-BINARY's
+#: mostly is not, +4.8 against that control on seed 0, and sits in the
+#: channel's long fits); with GIN it gained +1.98 on MUTAG,
+#: +2.59 on NCI1 and +6.29 on REDDIT-BINARY (ten, ten and five sets) and lost
+#: a little on IMDB-BINARY, IMDB-MULTI and COLLAB (−0.27 over thirty sets,
+#: −0.04 over twenty-two, −0.11 over twelve; −0.34 over five COLLAB sets when
 #: both sides' early stopping keeps no epoch before the 10th,
 #: ``StepEarlyStopping(start_epoch=10)``). Not the
 #: default: it is made for graphs with observed edges (on a
