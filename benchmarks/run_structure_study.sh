@@ -1071,6 +1071,18 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (47-2-21); the channel's four fits of more than 120 epochs gain +9.63, its six shorter ones
 # lose -2.75; IMDB-MULTI seeds 23-29 did not run (withdrawn); record in
 # results/structure_study_reddit_rule_xeon_seed12_gcn/README.md)
+# (REDDIT-BINARY, seed 13, GCN only, observed then branch_cos_top4, EXTRA="--seed 13 --backbones
+# gcn --device cpu --fair-min-classes 2 --fair-skip-few-classes --fair-min-class-size 2",
+# ONLY="observed branch_cos_top4" DATA_HOME=../shared/datasets N_JOBS=2,
+# OUT=benchmarks/results/structure_study_reddit_rule_epyc512_seed13_gcn, on an AMD EPYC whose
+# torch reports AVX512 (seed 11's CPU kind), two jobs, today's code, run inside the checkout:
+# declared on 2026-12-07 at the commit time of this line, before it ran; no REDDIT-BINARY set of
+# seed 13 ran before on any CPU. Why: seed 12's channel lost all five folds it lost where its
+# early stopping ended the fit before epoch 81; a third set under the rule shows whether that
+# recurs, and adds to goal 3's REDDIT-BINARY evidence. Stopped at 01:35 (2026-12-08) whatever has
+# finished; an unfinished row decides nothing. Expectation: no test fold of either row predicts
+# one class; the eight-set mean stays >= +1.0 (recorded +3.98 over seven); one set's mean >= -0.5
+# is NOT expected (the seven recorded sets ranged -0.60 ... +7.95), so it is reported with them)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
