@@ -1083,6 +1083,10 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # finished; an unfinished row decides nothing. Expectation: no test fold of either row predicts
 # one class; the eight-set mean stays >= +1.0 (recorded +3.98 over seven); one set's mean >= -0.5
 # is NOT expected (the seven recorded sets ranged -0.60 ... +7.95), so it is reported with them)
+# (Amendment, 2026-12-07 at the commit time of this line, after the observed row finished
+# (23:58) and before any fold of the channel finished: this EPYC ran the observed row at 1.03-1.13
+# s an epoch-unit once alone (seed 11's EPYC: 0.74), so the channel is estimated to end between
+# 01:25 and 02:05. The stop moves to 01:45; command and expectation unchanged)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
