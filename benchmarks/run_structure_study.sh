@@ -1087,6 +1087,12 @@ run shared_cos__p50 "${V[@]}" "${P50[@]}" --set observed_branch=shared --set edg
 # (23:58) and before any fold of the channel finished: this EPYC ran the observed row at 1.03-1.13
 # s an epoch-unit once alone (seed 11's EPYC: 0.74), so the channel is estimated to end between
 # 01:25 and 02:05. The stop moves to 01:45; command and expectation unchanged)
+# Outcome, 23:35-01:27: expectation HELD: REDDIT-BINARY GCN seed 13 -1.70 (observed 79.5,
+# channel 77.8; 2-0-8), no test fold of either row predicts one class; eight-set mean +3.27
+# (49-2-29). Seed 12's pattern recurred: seven of the channel's fits stopped at 54-120 epochs
+# and lost -3.50 on average, its three of 176-200 epochs gained +2.50, and the observed graph
+# ran 119 epochs or more on every fold; record in
+# results/structure_study_reddit_rule_epyc512_seed13_gcn/README.md)
 FROZEN=(--set 'optimizer__param_groups=[("structure.*", {"lr": 0.0})]')
 run branch_cos_top4_frozen "${V[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
 run branch_cos_top4_frozen__p50 "${V[@]}" "${P50[@]}" "${CHANNEL[@]}" "${FROZEN[@]}"
